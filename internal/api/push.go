@@ -1,0 +1,117 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/attn-dev/attn/internal/store"
+	"github.com/attn-dev/attn/internal/webpush"
+)
+
+func (s *Server) vapidPublicKey(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, http.StatusOK, map[string]string{"publicKey": s.cfg.VAPIDPublicKey})
+}
+
+// SubscribeRequest is a browser PushSubscription (PushSubscription.toJSON)
+// plus an optional device name.
+type SubscribeRequest struct {
+	Endpoint string `json:"endpoint"`
+	Keys     struct {
+		P256DH string `json:"p256dh"`
+		Auth   string `json:"auth"`
+	} `json:"keys"`
+	Name string `json:"name"`
+}
+
+// maxNameLen bounds a device name, in bytes.
+const maxNameLen = 100
+
+func (s *Server) subscribe(w http.ResponseWriter, r *http.Request) error {
+	var req SubscribeRequest
+	if err := decode(w, r, &req); err != nil {
+		return err
+	}
+	sub, err := webpush.ParseSubscription(req.Endpoint, req.Keys.P256DH, req.Keys.Auth, s.cfg.AllowInsecureEndpoints)
+	if err != nil {
+		return errBadSubscription.with("%v", err)
+	}
+	name := strings.TrimSpace(req.Name)
+	if len(name) > maxNameLen {
+		return errBadSubscription.with("name is %d bytes; at most %d", len(name), maxNameLen)
+	}
+	id, created, err := s.cfg.Registry.UpsertDevice(r.Context(), sub.Endpoint, sub.P256DH, sub.Auth, name)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+		s.cfg.Log.Info("device registered", "device", id, "name", name)
+	}
+	return writeJSON(w, status, map[string]any{"device_id": id, "created": created})
+}
+
+func (s *Server) unsubscribe(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Endpoint string `json:"endpoint"`
+	}
+	if err := decode(w, r, &req); err != nil {
+		return err
+	}
+	if req.Endpoint == "" {
+		return errMissingEndpoint
+	}
+	if err := s.cfg.Registry.DeleteDeviceByEndpoint(r.Context(), req.Endpoint); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errDeviceNotFound
+		}
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// DeviceView is one device as GET /api/devices shows it.
+type DeviceView struct {
+	ID            int64      `json:"device_id"`
+	Name          string     `json:"name"`
+	Registered    time.Time  `json:"registered_at"`
+	PushService   string     `json:"push_service"` // the endpoint's origin only
+	LastOutcome   string     `json:"last_outcome"`
+	LastDetail    string     `json:"last_detail,omitempty"`
+	LastAttemptAt *time.Time `json:"last_attempt_at,omitempty"`
+	LastSuccessAt *time.Time `json:"last_success_at,omitempty"`
+}
+
+func (s *Server) devices(w http.ResponseWriter, r *http.Request) error {
+	devs, err := s.cfg.Registry.Devices(r.Context())
+	if err != nil {
+		return err
+	}
+	out := make([]DeviceView, 0, len(devs))
+	for _, d := range devs {
+		v := DeviceView{ID: d.ID, Name: d.Name, Registered: d.Created, PushService: origin(d.Endpoint),
+			LastOutcome: d.LastOutcome, LastDetail: d.LastDetail}
+		if !d.LastAttemptAt.IsZero() {
+			v.LastAttemptAt = &d.LastAttemptAt
+		}
+		if !d.LastSuccessAt.IsZero() {
+			v.LastSuccessAt = &d.LastSuccessAt
+		}
+		out = append(out, v)
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"devices": out})
+}
+
+// origin returns scheme://host of an endpoint: its path is a capability
+// and is never shown.
+func origin(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}

@@ -1,0 +1,170 @@
+// Package api serves attn's HTTP API: push subscription and device
+// management, explicit notifications, and the VAPID public key. Requests
+// must come to a loopback Host without a foreign Origin, and every route
+// but the VAPID public key needs the daemon's API token.
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/attn-dev/attn/internal/deliver"
+	"github.com/attn-dev/attn/internal/notification"
+	"github.com/attn-dev/attn/internal/store"
+)
+
+// Registry is the device store the API manages (implemented by
+// *store.Store).
+type Registry interface {
+	UpsertDevice(ctx context.Context, endpoint string, p256dh, auth []byte, name string) (int64, bool, error)
+	Devices(ctx context.Context) ([]store.Device, error)
+	DeleteDeviceByEndpoint(ctx context.Context, endpoint string) error
+}
+
+// Notifier delivers a notification and reports what happened (implemented
+// by *deliver.Deliverer).
+type Notifier interface {
+	Deliver(ctx context.Context, n notification.Notification) deliver.Report
+}
+
+// Config is what the API serves with.
+type Config struct {
+	Registry Registry
+	Notifier Notifier
+	// Asked builds the notification for an explicit notify call, and says
+	// why when it could not title it with the calling agent's name.
+	Asked func(ctx context.Context, req NotifyRequest) (n notification.Notification, why string)
+	// VAPIDPublicKey is the base64url uncompressed P-256 point.
+	VAPIDPublicKey string
+	// Token is the API bearer token; requests without it get 401.
+	Token string
+	// AllowInsecureEndpoints accepts http:// push endpoints on loopback.
+	AllowInsecureEndpoints bool
+	Log              *slog.Logger
+}
+
+// Server is the HTTP handler.
+type Server struct {
+	cfg Config
+	mux *http.ServeMux
+}
+
+// New returns the API handler.
+func New(cfg Config) *Server {
+	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	s.route("GET /api/push/vapid-public-key", false, s.vapidPublicKey)
+	s.route("POST /api/push/subscribe", true, s.subscribe)
+	s.route("DELETE /api/push/subscribe", true, s.unsubscribe)
+	s.route("GET /api/devices", true, s.devices)
+	s.route("POST /api/notify", true, s.notify)
+	return s
+}
+
+type handler func(w http.ResponseWriter, r *http.Request) error
+
+func (s *Server) route(pattern string, auth bool, h handler) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if auth && !s.authorized(r) {
+			s.fail(w, r, errUnauthorized)
+			return
+		}
+		if err := h(w, r); err != nil {
+			s.fail(w, r, err)
+		}
+	})
+}
+
+// ServeHTTP applies the Host and Origin guards, then routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !loopbackHost(r.Host) {
+		s.fail(w, r, errForeignHost)
+		return
+	}
+	if foreignOrigin(r) {
+		s.fail(w, r, errForeignOrigin)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && s.cfg.Token != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Token)) == 1
+}
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e := asError(err)
+	if e == errInternal {
+		s.cfg.Log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	} else {
+		s.cfg.Log.Info("api request refused", "method", r.Method, "path", r.URL.Path, "code", e.Code)
+	}
+	writeJSON(w, e.Status, map[string]*Error{"error": e})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	return json.NewEncoder(w).Encode(v)
+}
+
+// maxBody bounds request bodies: a subscription or a notify call is small.
+const maxBody = 64 << 10
+
+// decode reads a JSON body into v with a size bound and clear errors.
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return errUnsupportedMedia
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return errTooLarge.with("at most %d bytes", maxBody)
+		}
+		return errBadJSON.with("%v", err)
+	}
+	return nil
+}
+
+// loopbackHost reports whether a request's Host names this machine's
+// loopback: "localhost", 127.0.0.0/8 or ::1, with any port.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// foreignOrigin reports whether the request carries an Origin (or, without
+// one, a Referer) whose host is not this request's Host: a web page on
+// another site must not drive the daemon.
+func foreignOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		o = r.Header.Get("Referer")
+	}
+	if o == "" {
+		return false
+	}
+	u, err := url.Parse(o)
+	if err != nil || u.Host == "" {
+		return true
+	}
+	return !strings.EqualFold(u.Host, r.Host)
+}

@@ -1,0 +1,90 @@
+// Package config holds the daemon's options in one place: each option's
+// default (with the reason for it), its environment twin ATTN_*, and the
+// checks that refuse a bad value at start with a message saying what to do.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/attn-dev/attn/internal/webpush"
+)
+
+// Defaults, each with its reason.
+const (
+	// DefaultListen is loopback only: the daemon can type into terminals,
+	// so nothing off this machine reaches it unless the person says so.
+	DefaultListen = "127.0.0.1:7477"
+	// DefaultServer is the URL client commands use to reach the daemon.
+	DefaultServer = "http://" + DefaultListen
+	// DefaultPoll is how often screens are read: a second keeps a blocked
+	// agent's latency low while costing one capture-pane per pane.
+	DefaultPoll = time.Second
+	// DefaultSettle is how long a question must hold still before it is
+	// sent: long enough to absorb redraws and a person answering at the
+	// terminal, short enough to matter (seed 001, "Settle before pushing").
+	DefaultSettle = 5 * time.Second
+	// DefaultPushContact is the VAPID "sub" used when none is set: a
+	// project URL, which every push service accepts. Set your own contact
+	// so a push service operator can reach you (RFC 8292 §2.1).
+	DefaultPushContact = "https://github.com/attn-dev/attn"
+	// DefaultRecordSize is the aes128gcm record size every push service
+	// must accept (RFC 8291 §4).
+	DefaultRecordSize = 4096
+)
+
+// Serve is the configuration of `attn serve`.
+type Serve struct {
+	Listen                     string        // host:port, loopback
+	StateDir                   string        // holds the store and the API token
+	TmuxSocket                 string        // tmux -L NAME; "" = the default server
+	Poll                       time.Duration // screen poll interval
+	Settle                     time.Duration // how long a fingerprint must hold still
+	PushContact                string        // VAPID sub
+	AllowInsecurePushEndpoints bool          // accept http:// endpoints on loopback (tests)
+	RecordSize                 int           // aes128gcm record size, bytes
+}
+
+// DefaultStateDir returns $XDG_STATE_HOME/attn, or ~/.local/state/attn
+// when XDG_STATE_HOME is unset (XDG Base Directory Specification).
+func DefaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "attn")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "attn-state")
+	}
+	return filepath.Join(home, ".local", "state", "attn")
+}
+
+// Validate checks every option and returns all problems at once.
+func (c *Serve) Validate() error {
+	var errs []error
+	host, _, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--listen %q: want host:port, e.g. %s", c.Listen, DefaultListen))
+	} else if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		errs = append(errs, fmt.Errorf("--listen %q: attn listens on loopback only (127.0.0.1, ::1 or localhost): it can type into your terminals", c.Listen))
+	}
+	if c.StateDir == "" {
+		errs = append(errs, errors.New("--state-dir is empty: give a directory for attn's store"))
+	}
+	if c.Poll < 100*time.Millisecond || c.Poll > time.Minute {
+		errs = append(errs, fmt.Errorf("--poll %v: want between 100ms and 1m", c.Poll))
+	}
+	if c.Settle < 0 || c.Settle > 10*time.Minute {
+		errs = append(errs, fmt.Errorf("--settle %v: want between 0s and 10m", c.Settle))
+	}
+	if err := webpush.ValidateContact(c.PushContact); err != nil {
+		errs = append(errs, fmt.Errorf("--push-contact: %w", err))
+	}
+	if c.RecordSize < 1024 || c.RecordSize > 4096 {
+		errs = append(errs, fmt.Errorf("--record-size %d: want between 1024 and 4096 bytes", c.RecordSize))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,150 @@
+// Package notification defines what attn sends — one Notification, whatever
+// the channel — and its Web Push payload, cut to fit one aes128gcm record.
+package notification
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"time"
+	"unicode/utf8"
+
+	"github.com/attn-dev/attn/internal/agent"
+)
+
+// Kind says what a notification is about (DESIGN.md, "Words").
+type Kind string
+
+// The notification kinds.
+const (
+	KindBlocked  Kind = "blocked"  // an agent waits on the person
+	KindAsked    Kind = "asked"    // someone called notify on purpose
+	KindFinished Kind = "finished" // a turn ended
+	KindError    Kind = "error"    // attn's own failure that needs the person
+	KindTest     Kind = "test"     // a test notification
+)
+
+// Notification is one message to the person, before any channel adapts it.
+type Notification struct {
+	Kind  Kind
+	Title string
+	Body  string
+	// Tag groups notifications on a device: a new one with the same tag
+	// replaces the one shown ("block:<host>/<pane>" for blocked). Empty for
+	// notifications that never collapse.
+	Tag string
+	// Renotify asks the device to alert again when replacing a tagged one.
+	Renotify bool
+	Host     string
+	Pane     string
+	Agent    string // which CLI, e.g. "claude"; "" when none
+	Question *agent.Question
+	// Fingerprint names the blocking occurrence (blocked only).
+	Fingerprint string
+	// Urgency is the RFC 8030 §5.3 urgency: "high" for blocked.
+	Urgency string
+	// TTL is how long a push service may hold it for an offline device.
+	TTL time.Duration
+	// Created is when attn decided to send it.
+	Created time.Time
+}
+
+// Topic returns an RFC 8030 §5.4 Topic for the tag: 32 base64url
+// characters (a hash of the tag), so an undelivered older message with the
+// same tag is replaced at the push service. "" when there is no tag.
+func (n *Notification) Topic() string {
+	if n.Tag == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(n.Tag))
+	return base64.RawURLEncoding.EncodeToString(sum[:24]) // 24 bytes → 32 chars
+}
+
+// URL is the web app path that shows this notification's pane, or "/"
+// when it names no pane.
+func (n *Notification) URL() string {
+	if n.Pane == "" {
+		return "/"
+	}
+	return "/panes/" + url.PathEscape(n.Host) + "/" + url.PathEscape(n.Pane)
+}
+
+// payload is the JSON a service worker receives.
+type payload struct {
+	Title       string          `json:"title"`
+	Body        string          `json:"body"`
+	Kind        Kind            `json:"kind"`
+	Tag         string          `json:"tag,omitempty"`
+	URL         string          `json:"url"`
+	Host        string          `json:"host,omitempty"`
+	Pane        string          `json:"pane,omitempty"`
+	Agent       string          `json:"agent,omitempty"`
+	Renotify    bool            `json:"renotify"`
+	Fingerprint string          `json:"fingerprint,omitempty"`
+	Question    *agent.Question `json:"question,omitempty"`
+	Timestamp   int64           `json:"ts"` // Unix milliseconds
+}
+
+// CutMarker ends text that was cut to fit.
+const CutMarker = "…"
+
+// Payload returns the JSON payload, at most limit bytes. When the whole
+// notification is larger it drops the question's options, then cuts the
+// body, then the title, each ending in CutMarker: text is cut, a send is
+// never failed for length. limit below 512 is an error: no useful
+// notification fits.
+func (n *Notification) Payload(limit int) ([]byte, error) {
+	if limit < 512 {
+		return nil, fmt.Errorf("payload limit %d bytes is below the 512 a notification needs", limit)
+	}
+	p := payload{
+		Title: n.Title, Body: n.Body, Kind: n.Kind, Tag: n.Tag, URL: n.URL(),
+		Host: n.Host, Pane: n.Pane, Agent: n.Agent, Renotify: n.Renotify,
+		Fingerprint: n.Fingerprint, Question: n.Question, Timestamp: n.Created.UnixMilli(),
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("encode payload: %w", err)
+	}
+	if len(b) <= limit {
+		return b, nil
+	}
+	if p.Question != nil {
+		q := *p.Question
+		q.Options = nil
+		p.Question = &q
+		if b, _ = json.Marshal(p); len(b) <= limit {
+			return b, nil
+		}
+	}
+	// Cut the body, then the title, by what is over; JSON escaping can make
+	// a byte of text cost up to 6 in the payload, so measure and repeat.
+	for _, field := range []*string{&p.Body, &p.Title} {
+		for len(b) > limit && *field != "" {
+			over := len(b) - limit
+			*field = cut(*field, len(*field)-over-len(CutMarker))
+			b, _ = json.Marshal(p)
+		}
+		if len(b) <= limit {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("payload is %d bytes with title and body empty, over the %d limit", len(b), limit)
+}
+
+// cut returns s shortened to at most max bytes on a rune boundary, with
+// CutMarker appended; "" when nothing of s fits.
+func cut(s string, max int) string {
+	if max <= 0 {
+		return ""
+	}
+	if len(s) <= max {
+		max = len(s) - 1
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max] + CutMarker
+}

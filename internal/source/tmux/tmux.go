@@ -1,0 +1,102 @@
+// Package tmux reads panes from a tmux server: their ids, processes,
+// titles and visible screens. It only observes; it never types.
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os/exec"
+	"strings"
+)
+
+// Pane is one tmux pane as list-panes describes it.
+type Pane struct {
+	ID         string // tmux pane id, e.g. "%12"
+	PID        string // pid of the pane's first process (#{pane_pid})
+	Title      string // #{pane_title}, set by the program with OSC 2
+	WindowName string // #{window_name}
+	Session    string // #{session_name}
+	Command    string // #{pane_current_command}: the foreground program
+	Path       string // #{pane_current_path}
+	Dead       bool   // #{pane_dead}: the program exited, the pane remains
+}
+
+// Client runs the tmux binary against one server.
+type Client struct {
+	// Socket is the server's socket name, as `tmux -L NAME`; "" means the
+	// user's default server.
+	Socket string
+	// Binary is the tmux executable; "" means "tmux" on $PATH.
+	Binary string
+}
+
+// ErrNoServer means no tmux server runs on the socket: there are no panes.
+var ErrNoServer = errors.New("no tmux server running")
+
+// listFormat separates fields with a unit separator, which tmux passes
+// through and no title or path is expected to hold.
+const sep = "\x1f"
+
+var listFormat = strings.Join([]string{
+	"#{pane_id}", "#{pane_pid}", "#{pane_dead}", "#{session_name}", "#{window_name}",
+	"#{pane_current_command}", "#{pane_current_path}", "#{pane_title}",
+}, sep)
+
+// ListPanes returns every pane of every session on the server. With no
+// server running it returns ErrNoServer.
+func (c *Client) ListPanes(ctx context.Context) ([]Pane, error) {
+	out, err := c.run(ctx, "list-panes", "-a", "-F", listFormat)
+	if err != nil {
+		return nil, err
+	}
+	var panes []Pane
+	for line := range strings.SplitSeq(strings.TrimRight(out, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.SplitN(line, sep, 8)
+		if len(f) != 8 {
+			return nil, fmt.Errorf("tmux list-panes: unexpected line %q (is this tmux 2.6 or newer?)", line)
+		}
+		panes = append(panes, Pane{
+			ID: f[0], PID: f[1], Dead: f[2] == "1", Session: f[3], WindowName: f[4],
+			Command: f[5], Path: f[6], Title: f[7],
+		})
+	}
+	return panes, nil
+}
+
+// Capture returns the visible screen of pane id as plain text (no escape
+// sequences, trailing blanks kept), as `tmux capture-pane -p` prints it.
+func (c *Client) Capture(ctx context.Context, id string) (string, error) {
+	return c.run(ctx, "capture-pane", "-p", "-t", id)
+}
+
+func (c *Client) run(ctx context.Context, args ...string) (string, error) {
+	bin := c.Binary
+	if bin == "" {
+		bin = "tmux"
+	}
+	sub := args[0]
+	if c.Socket != "" {
+		args = append([]string{"-L", c.Socket}, args...)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if strings.Contains(msg, "no server running") || strings.Contains(msg, "error connecting to") {
+			return "", ErrNoServer
+		}
+		var ee *exec.Error
+		if errors.As(err, &ee) || errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("run %s: %w (install tmux, or put it on $PATH)", bin, err)
+		}
+		return "", fmt.Errorf("tmux %s: %s: %w", sub, msg, err)
+	}
+	return stdout.String(), nil
+}
