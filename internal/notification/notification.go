@@ -91,8 +91,8 @@ type payload struct {
 const CutMarker = "…"
 
 // Payload returns the JSON payload, at most limit bytes. When the whole
-// notification is larger it drops the question's options, then cuts the
-// body, then the title, each ending in CutMarker: text is cut, a send is
+// notification is larger it drops the question's options, then the
+// question, then cuts the body, then the title, each ending in CutMarker: text is cut, a send is
 // never failed for length. limit below 512 is an error: no useful
 // notification fits.
 func (n *Notification) Payload(limit int) ([]byte, error) {
@@ -118,33 +118,44 @@ func (n *Notification) Payload(limit int) ([]byte, error) {
 		if b, _ = json.Marshal(p); len(b) <= limit {
 			return b, nil
 		}
-	}
-	// Cut the body, then the title, by what is over; JSON escaping can make
-	// a byte of text cost up to 6 in the payload, so measure and repeat.
-	for _, field := range []*string{&p.Body, &p.Title} {
-		for len(b) > limit && *field != "" {
-			over := len(b) - limit
-			*field = cut(*field, len(*field)-over-len(CutMarker))
-			b, _ = json.Marshal(p)
-		}
-		if len(b) <= limit {
+		p.Question = nil // the body says what is asked
+		if b, _ = json.Marshal(p); len(b) <= limit {
 			return b, nil
 		}
+	}
+	// Cut the body, then the title: the longest prefix that fits, found by
+	// binary search since JSON escaping makes a byte of text cost 1 to 6.
+	for _, field := range []*string{&p.Body, &p.Title} {
+		full := *field
+		*field = ""
+		if b, _ = json.Marshal(p); len(b) > limit {
+			continue // even empty it does not fit: cut the next field too
+		}
+		lo, hi := 0, len(full) // invariant: a cut at lo fits
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			*field = cut(full, mid)
+			if b, _ = json.Marshal(p); len(b) <= limit {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		*field = cut(full, lo)
+		b, _ = json.Marshal(p)
+		return b, nil
 	}
 	return nil, fmt.Errorf("payload is %d bytes with title and body empty, over the %d limit", len(b), limit)
 }
 
-// cut returns s shortened to at most max bytes on a rune boundary, with
-// CutMarker appended; "" when nothing of s fits.
-func cut(s string, max int) string {
-	if max <= 0 {
+// cut returns the first n bytes of s, backed off to a rune boundary, with
+// CutMarker appended; "" when n is 0.
+func cut(s string, n int) string {
+	if n <= 0 {
 		return ""
 	}
-	if len(s) <= max {
-		max = len(s) - 1
+	for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	for max > 0 && !utf8.RuneStart(s[max]) {
-		max--
-	}
-	return s[:max] + CutMarker
+	return s[:n] + CutMarker
 }
