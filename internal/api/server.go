@@ -47,7 +47,7 @@ type Config struct {
 	Token string
 	// AllowInsecureEndpoints accepts http:// push endpoints on loopback.
 	AllowInsecureEndpoints bool
-	Log              *slog.Logger
+	Log                    *slog.Logger
 }
 
 // Server is the HTTP handler.
