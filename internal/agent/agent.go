@@ -6,7 +6,7 @@ package agent
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
+	"strconv"
 )
 
 // Status is what an agent in a pane is doing, as the tracker sees it.
@@ -89,7 +89,10 @@ func Fingerprint(ref PaneRef, incarnation string, q *Question, headline string) 
 		field("q")
 		field(q.Prompt)
 		field(string(q.AnswerStyle))
-		field(strings.Join(q.Options, "\x1f"))
+		field(strconv.Itoa(len(q.Options)))
+		for _, o := range q.Options {
+			field(o)
+		}
 	} else {
 		field("h")
 		field(headline)
