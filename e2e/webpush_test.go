@@ -28,7 +28,7 @@ func TestWebPushRoundTrip(t *testing.T) {
 		`{"title":"api","body":"Do you want to proceed?"}`,
 		"ünïcødé ✳ ⏺ 漢字 — no-break\u00a0space",
 		strings.Repeat("x", max), // the largest plaintext one record holds
-		"", // an empty payload is still a valid message
+		"",                       // an empty payload is still a valid message
 	}
 	for i, p := range payloads {
 		res, err := sender.Send(context.Background(), sub, webpush.Message{Payload: []byte(p), TTL: time.Minute, Urgency: "high", Topic: "abc"})
