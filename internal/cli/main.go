@@ -51,6 +51,7 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 		ErrWriter: stdio.Err,
 		Commands: []*ucli.Command{
 			serveCommand(),
+			hookCommand(stdio),
 			notifyCommand(stdio),
 			devicesCommand(stdio),
 			detectCommand(stdio),
