@@ -9,6 +9,10 @@ package detect
 // Questions replace the composer with a dialog under a rule (boxed in
 // older releases) ending in a footer of key hints. The title starts with
 // a braille spinner (U+2800–U+28FF) while working and "✳" at rest.
+//
+// Sources: the shared fixtures (../shared/fixtures/screens), captured
+// from Claude Code 2.x, and the permission dialog wordings as public
+// detectors' captured Claude Code panes show them.
 var claude = &rules{
 	name: "claude",
 	titleClues: []clue{

@@ -31,15 +31,29 @@ func parseScreen(raw string) *screen {
 	width := 0
 	for rest := raw; ; {
 		row, tail, more := strings.Cut(rest, "\n")
-		t := normalize(row)
-		l := line{text: t}
-		if inner, boxed := unbox(t); boxed {
+		t, tw := normalizeCount(strings.TrimRight(row, " ")) // padding first: most of a wide capture
+		l := line{text: t, width: tw}
+		if tw > width {
+			width = tw
+		}
+		for depth := 0; depth < maxBoxDepth; depth++ {
+			inner, boxed := unbox(l.text)
+			if !boxed {
+				break
+			}
 			l.text = strings.TrimRight(inner, " ")
 			l.avail = utf8.RuneCountInString(inner)
+			l.width = -1
 		}
-		l.width = utf8.RuneCountInString(l.text)
-		if w := utf8.RuneCountInString(t); w > width {
-			width = w
+		if inner, ok := leftBorder(l.text); ok {
+			if l.avail == 0 {
+				l.avail = -utf8.RuneCountInString(l.text[:len(l.text)-len(inner)])
+			}
+			l.text = inner
+			l.width = -1
+		}
+		if l.width < 0 {
+			l.width = utf8.RuneCountInString(l.text)
 		}
 		l.indent = len(l.text) - len(strings.TrimLeft(l.text, " "))
 		l.blank = l.indent == len(l.text)
@@ -51,14 +65,38 @@ func parseScreen(raw string) *screen {
 		rest = tail
 	}
 	for i := range lines {
-		if lines[i].avail == 0 {
-			lines[i].avail = width
+		if lines[i].avail <= 0 {
+			lines[i].avail += width // a negative avail is the left border's offset
 		}
 	}
 	for len(lines) > 0 && lines[len(lines)-1].blank {
 		lines = lines[:len(lines)-1]
 	}
 	return &screen{raw: raw, lines: lines}
+}
+
+// normalizeCount is normalize, also returning the result's width in
+// runes: one pass over a clean row.
+func normalizeCount(s string) (string, int) {
+	n := 0
+	for i := 0; i < len(s); n++ {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c < ' ' || c == 0x7f {
+				t := normalize(s)
+				return t, utf8.RuneCountInString(t)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || zeroWidth(r) || unicode.IsSpace(r) || unicode.IsControl(r) {
+			t := normalize(s)
+			return t, utf8.RuneCountInString(t)
+		}
+		i += size
+	}
+	// Clean, and trailing spaces are already gone.
+	return s, n
 }
 
 // normalize makes every Unicode space a plain space, drops control and
@@ -114,6 +152,27 @@ func isVBar(r rune) bool {
 	return false
 }
 
+// maxBoxDepth is how many nested boxes are opened around one row (a
+// command box inside a dialog box, as Gemini CLI and Copilot CLI draw).
+const maxBoxDepth = 2
+
+// leftBorder returns the row right of a left-only border, if t is such
+// a row: OpenCode draws its prompt and dialogs with a "┃" down their left
+// side only, Cursor's trust dialog with a "│". The bar must stand alone
+// (followed by a space or nothing), so "│x" is text.
+func leftBorder(t string) (string, bool) {
+	trimmed := strings.TrimLeft(t, " ")
+	first, n := utf8.DecodeRuneInString(trimmed)
+	if !isVBar(first) {
+		return "", false
+	}
+	rest := trimmed[n:]
+	if rest != "" && rest[0] != ' ' {
+		return "", false
+	}
+	return rest, true
+}
+
 // unbox returns the row between a box's side borders, untrimmed, if t
 // is such a row (legacy Claude Code dialogs, Gemini CLI's dialogs).
 func unbox(t string) (string, bool) {
@@ -130,21 +189,36 @@ func unbox(t string) (string, bool) {
 	return rest[:len(rest)-m], true
 }
 
-// isRule reports whether t is made only of box-drawing runes (at least
-// three): a horizontal rule, a dashed rule, or a box's top or bottom.
+// isRule reports whether t is a separator: made only of box-drawing and
+// block runes (at least three), as a horizontal rule, a dashed rule or a
+// box's top or bottom is; or a labelled border, which starts and ends
+// with such a rune and carries text between runs of them ("──── main
+// ────", Amp's "╭─100% of 272k · $1.20───╮").
 func isRule(t string) bool {
-	n := 0
-	for _, r := range t {
-		if r == ' ' {
-			continue
-		}
-		if r < 0x2500 || r > 0x257f {
-			return false
-		}
-		n++
+	t = strings.TrimSpace(t)
+	if first, _ := utf8.DecodeRuneInString(t); !isBoxRune(first) {
+		return false // most rows: text
 	}
-	return n >= 3
+	n, other := 0, false
+	for _, r := range t {
+		switch {
+		case r == ' ':
+		case isBoxRune(r):
+			n++
+		default:
+			other = true
+		}
+	}
+	if !other {
+		return n >= 3
+	}
+	first, _ := utf8.DecodeRuneInString(t)
+	last, _ := utf8.DecodeLastRuneInString(t)
+	return n >= 4 && isBoxRune(first) && !isVBar(first) && isBoxRune(last) && !isVBar(last)
 }
+
+// isBoxRune reports whether r is a box-drawing or block-element rune.
+func isBoxRune(r rune) bool { return r >= 0x2500 && r <= 0x259f }
 
 // body is the row without its indent.
 func (l line) body() string { return l.text[l.indent:] }
