@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -264,4 +265,77 @@ func TestHookReachesDaemon(t *testing.T) {
 		run := runHook(t, stdinOf(t, hookFixture(t, "claude-stop.json")), dir, nil, "hook", "claude")
 		run.failsOpen(t, "wedged daemon")
 	})
+}
+
+// TestHookInstall: `attn hook install claude` on a home whose settings
+// hold hooks of their own: --dry-run prints the diff and writes nothing;
+// the install keeps every other setting and a backup; a second install
+// changes nothing.
+func TestHookInstall(t *testing.T) {
+	home := t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	original := `{
+  "model": "opus",
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]
+  }
+}
+`
+	writeFile(t, settings, original)
+	install := func(args ...string) hookRun {
+		t.Helper()
+		return runHook(t, stdinOf(t, nil), hookStateDir(t), []string{"HOME=" + home}, append([]string{"hook", "install"}, args...)...)
+	}
+
+	r := install("claude", "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, "+++ ~/.claude/settings.json") || !regexp.MustCompile(`(?m)^\+ +"command": "attn hook claude",$`).MatchString(r.stdout) ||
+		!strings.Contains(r.stdout, "dry run: ~/.claude/settings.json not written") {
+		t.Fatalf("dry run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != original {
+		t.Fatal("dry run wrote the file")
+	}
+
+	r = install("claude")
+	if r.code != 0 || !strings.Contains(r.stdout, "installed attn hook in ~/.claude/settings.json (the original is in "+settings+".attn-backup-") {
+		t.Fatalf("install: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	b, _ := os.ReadFile(settings)
+	for _, want := range []string{`"model": "opus"`, `"command": "say done"`, `"command": "guard"`, `"PermissionRequest"`, `"Notification"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("settings lack %s:\n%s", want, b)
+		}
+	}
+	if n := strings.Count(string(b), `"command": "attn hook claude"`); n != 3 {
+		t.Errorf("%d attn hooks:\n%s", n, b)
+	}
+	backups, _ := filepath.Glob(settings + ".attn-backup-*")
+	if len(backups) != 1 {
+		t.Fatalf("backups %v", backups)
+	}
+	if ob, _ := os.ReadFile(backups[0]); string(ob) != original {
+		t.Errorf("backup holds %s", ob)
+	}
+
+	r = install("claude")
+	if r.code != 0 || !strings.Contains(r.stdout, "already installed") {
+		t.Errorf("second install: exit %d\n%s", r.code, r.stdout)
+	}
+	if b2, _ := os.ReadFile(settings); string(b2) != string(b) {
+		t.Error("second install changed the file")
+	}
+
+	// A file attn cannot parse is refused, untouched.
+	bad := filepath.Join(home, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(bad), 0o700)
+	writeFile(t, bad, "{ // comments\n}")
+	r = install("gemini")
+	if r.code != 1 || !strings.Contains(r.stderr, "not valid JSON") || r.stdout != "" {
+		t.Errorf("unparseable: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(bad); string(b) != "{ // comments\n}" {
+		t.Error("unparseable file touched")
+	}
 }

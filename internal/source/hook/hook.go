@@ -17,6 +17,10 @@
 // payloads that are not what any agent sends (not JSON, wrong shapes), and
 // they say what was wrong and what attn expected.
 //
+// PlanInstall and Install.Apply write the entries that make an agent run
+// `attn hook <agent>` into its own settings file (`attn hook install`),
+// keeping every other setting and a backup.
+//
 // The payload shapes are those of ../shared/fixtures/hooks and
 // ../shared/PROTOCOLS.md ("Agent CLIs").
 package hook

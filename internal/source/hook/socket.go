@@ -181,6 +181,9 @@ func (r *Receiver) Serve(ctx context.Context, handler func(context.Context, Even
 	}
 	r.serving = true
 	r.mu.Unlock()
+	if handler == nil {
+		handler = func(context.Context, Event) {}
+	}
 
 	var (
 		wg       sync.WaitGroup
