@@ -53,7 +53,7 @@ func (f *fakeRegistry) DeleteDeviceByEndpoint(_ context.Context, ep string) erro
 
 type fakeNotifier struct{ got []notification.Notification }
 
-func (f *fakeNotifier) Deliver(_ context.Context, n notification.Notification) deliver.Report {
+func (f *fakeNotifier) Asked(_ context.Context, n notification.Notification) deliver.Report {
 	f.got = append(f.got, n)
 	return deliver.Report{Sent: true, Transports: []string{"webpush"}}
 }

@@ -47,3 +47,15 @@ func asError(err error) *Error {
 	}
 	return errInternal
 }
+
+// Errors of the routing and decision endpoints.
+var (
+	errBadPane     = &Error{http.StatusBadRequest, 40005, "pane must be a tmux pane id like %3, or host/%3"}
+	errBadMute     = &Error{http.StatusBadRequest, 40006, "a mute needs an end: \"for\" (e.g. \"1h\"), \"until\" (RFC 3339) or \"until_finished\": true"}
+	errBadKinds    = &Error{http.StatusBadRequest, 40007, "kinds maps a kind (blocked, asked, finished, error) to true, false or null (back to the default)"}
+	errBadDeviceID = &Error{http.StatusBadRequest, 40008, "device id must be a number, as GET /api/devices lists them"}
+	errNoDevice    = &Error{http.StatusNotFound, 40402, "no device with that id: GET /api/devices lists them"}
+	errNotMuted    = &Error{http.StatusNotFound, 40403, "that pane is not muted"}
+	errBadPresence = &Error{http.StatusBadRequest, 40009, "presence needs device_id and visible; focused is a pane like host/%3"}
+	errBadLimit    = &Error{http.StatusBadRequest, 40010, "limit must be a number from 1 to 1000"}
+)

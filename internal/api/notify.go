@@ -3,6 +3,9 @@ package api
 import (
 	"net/http"
 	"strings"
+	"time"
+
+	"github.com/attn-dev/attn/internal/notification"
 )
 
 // NotifyRequest is the body of POST /api/notify.
@@ -31,10 +34,20 @@ func (s *Server) notify(w http.ResponseWriter, r *http.Request) error {
 		return errEmptyMessage
 	}
 	n, why := s.cfg.Asked(r.Context(), req)
-	rep := s.cfg.Notifier.Deliver(r.Context(), n)
+	rep := s.cfg.Notifier.Asked(r.Context(), n)
 	detail := rep.Detail
 	if why != "" {
 		detail = strings.TrimPrefix(detail+"; "+why, "; ")
 	}
 	return writeJSON(w, http.StatusOK, NotifyResponse{Sent: rep.Sent, Transports: rep.Transports, Title: n.Title, Detail: detail})
+}
+
+// test sends a test notification to every device, whatever each chose,
+// through the same path as any other (DESIGN.md, "Devices").
+func (s *Server) test(w http.ResponseWriter, r *http.Request) error {
+	n := notification.Notification{Kind: notification.KindTest, Title: "attn test",
+		Body: "Notifications from attn reach this device.", Tag: "test", Renotify: true,
+		Urgency: "normal", TTL: 10 * time.Minute, Created: s.cfg.Now()}
+	rep := s.cfg.Notifier.Asked(r.Context(), n)
+	return writeJSON(w, http.StatusOK, NotifyResponse{Sent: rep.Sent, Transports: rep.Transports, Title: n.Title, Detail: rep.Detail})
 }

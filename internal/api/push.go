@@ -84,6 +84,9 @@ type DeviceView struct {
 	LastDetail    string     `json:"last_detail,omitempty"`
 	LastAttemptAt *time.Time `json:"last_attempt_at,omitempty"`
 	LastSuccessAt *time.Time `json:"last_success_at,omitempty"`
+	// Kinds says which kinds may interrupt the device (its choices over
+	// the defaults).
+	Kinds map[string]bool `json:"kinds"`
 }
 
 func (s *Server) devices(w http.ResponseWriter, r *http.Request) error {
@@ -91,10 +94,16 @@ func (s *Server) devices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	choices := map[int64]map[string]bool{}
+	if s.cfg.Kinds != nil {
+		if choices, err = s.cfg.Kinds.DeviceKinds(r.Context()); err != nil {
+			return err
+		}
+	}
 	out := make([]DeviceView, 0, len(devs))
 	for _, d := range devs {
 		v := DeviceView{ID: d.ID, Name: d.Name, Registered: d.Created, PushService: origin(d.Endpoint),
-			LastOutcome: d.LastOutcome, LastDetail: d.LastDetail}
+			LastOutcome: d.LastOutcome, LastDetail: d.LastDetail, Kinds: effectiveKinds(choices[d.ID])}
 		if !d.LastAttemptAt.IsZero() {
 			v.LastAttemptAt = &d.LastAttemptAt
 		}

@@ -14,9 +14,12 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
+	"github.com/attn-dev/attn/internal/agent"
 	"github.com/attn-dev/attn/internal/deliver"
 	"github.com/attn-dev/attn/internal/notification"
+	"github.com/attn-dev/attn/internal/presence"
 	"github.com/attn-dev/attn/internal/store"
 )
 
@@ -28,16 +31,43 @@ type Registry interface {
 	DeleteDeviceByEndpoint(ctx context.Context, endpoint string) error
 }
 
-// Notifier delivers a notification and reports what happened (implemented
-// by *deliver.Deliverer).
+// Notifier delivers an explicit or test notification, bypassing dedup and
+// caps, and reports what happened (implemented by *pipeline.Engine).
 type Notifier interface {
-	Deliver(ctx context.Context, n notification.Notification) deliver.Report
+	Asked(ctx context.Context, n notification.Notification) deliver.Report
+}
+
+// Mutes manages pane mutes (implemented by *pipeline.Mutes).
+type Mutes interface {
+	Set(ctx context.Context, m store.Mute) error
+	Delete(ctx context.Context, ref agent.PaneRef) error
+	List(now time.Time) []store.Mute
+}
+
+// Kinds stores devices' kind choices (implemented by *store.Store).
+type Kinds interface {
+	SetDeviceKind(ctx context.Context, deviceID int64, kind string, enabled, isDefault bool) error
+	DeviceKinds(ctx context.Context) (map[int64]map[string]bool, error)
+}
+
+// Decisions reads the decision log (implemented by *store.Store).
+type Decisions interface {
+	Decisions(ctx context.Context, host, pane string, limit int) ([]store.Decision, error)
 }
 
 // Config is what the API serves with.
 type Config struct {
-	Registry Registry
-	Notifier Notifier
+	Registry  Registry
+	Notifier  Notifier
+	Mutes     Mutes
+	Kinds     Kinds
+	Decisions Decisions
+	Presence  *presence.Registry
+	// Host is this host's name: a pane given without a host is on it, and
+	// "local" is its alias.
+	Host string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 	// Asked builds the notification for an explicit notify call, and says
 	// why when it could not title it with the calling agent's name.
 	Asked func(ctx context.Context, req NotifyRequest) (n notification.Notification, why string)
@@ -58,12 +88,22 @@ type Server struct {
 
 // New returns the API handler.
 func New(cfg Config) *Server {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux()}
 	s.route("GET /api/push/vapid-public-key", false, s.vapidPublicKey)
 	s.route("POST /api/push/subscribe", true, s.subscribe)
 	s.route("DELETE /api/push/subscribe", true, s.unsubscribe)
 	s.route("GET /api/devices", true, s.devices)
 	s.route("POST /api/notify", true, s.notify)
+	s.route("POST /api/test", true, s.test)
+	s.route("PATCH /api/devices/{id}", true, s.patchDevice)
+	s.route("POST /api/presence", true, s.presence)
+	s.route("GET /api/mutes", true, s.listMutes)
+	s.route("POST /api/mutes", true, s.mute)
+	s.route("DELETE /api/mutes", true, s.unmute)
+	s.route("GET /api/decisions", true, s.decisions)
 	return s
 }
 

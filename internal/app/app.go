@@ -19,9 +19,14 @@ import (
 	"github.com/attn-dev/attn/internal/api"
 	"github.com/attn-dev/attn/internal/config"
 	"github.com/attn-dev/attn/internal/deliver"
+	"github.com/attn-dev/attn/internal/inapp"
 	"github.com/attn-dev/attn/internal/pipeline"
+	"github.com/attn-dev/attn/internal/presence"
+	"github.com/attn-dev/attn/internal/route"
+	"github.com/attn-dev/attn/internal/settings"
 	"github.com/attn-dev/attn/internal/source/tmux"
 	"github.com/attn-dev/attn/internal/store"
+	"github.com/attn-dev/attn/internal/tracker"
 	"github.com/attn-dev/attn/internal/watch"
 	"github.com/attn-dev/attn/internal/webpush"
 )
@@ -40,6 +45,9 @@ type App struct {
 	listener  net.Listener
 	http      *http.Server
 	deliverer *deliver.Deliverer
+	engine    *pipeline.Engine
+	presence  *presence.Registry
+	inapp     *inapp.Broker
 	watcher   *watch.Watcher
 	vapid     *webpush.VAPIDKey
 	token     string
@@ -86,20 +94,59 @@ func (a *App) init(ctx context.Context) error {
 		return err
 	}
 	host := HostName()
-	sender := &webpush.Sender{Key: a.vapid, Contact: opt.PushContact, RecordSize: opt.RecordSize, Now: opt.Now}
-	a.deliverer = deliver.New(sender, a.store, opt.Log, deliver.Options{RecordSize: opt.RecordSize})
-	blocked, err := pipeline.NewBlocked(ctx, opt.Settle, a.store, opt.Log)
+	log := opt.Log
+	resolver := &settings.Resolver{
+		Defaults: settings.Settings{Settle: opt.Settle, BuzzInterval: opt.BuzzInterval,
+			EscalateAfter: opt.EscalateAfter, Kinds: settings.KnownKinds},
+		Now: opt.Now,
+		OnError: func(path string, err error) {
+			log.Warn("project settings file ignored; fix it to apply it", "path", path, "err", err)
+		},
+	}
+	mutes, err := pipeline.LoadMutes(ctx, a.store)
 	if err != nil {
 		return err
 	}
+	var engine *pipeline.Engine // set below; the deliverer reports failures to it
+	sender := &webpush.Sender{Key: a.vapid, Contact: opt.PushContact, RecordSize: opt.RecordSize, Now: opt.Now}
+	a.deliverer = deliver.New(sender, a.store, log, deliver.Options{
+		RecordSize: opt.RecordSize, Outbox: a.store, Decisions: a.store, LogContent: opt.LogContent, Now: opt.Now,
+		OnFailure: func(dev store.Device, out deliver.DeviceOutcome) {
+			since := dev.LastSuccessAt
+			if since.IsZero() {
+				since = dev.Created
+			}
+			if failing := opt.Now().Sub(since); failing >= DeviceFailingAfter {
+				engine.Error(context.Background(), fmt.Sprintf("device-failing:%d", dev.ID),
+					fmt.Sprintf("attn cannot reach %s", deviceName(dev)),
+					fmt.Sprintf("Pushes to %s have failed for %s: %s", deviceName(dev), failing.Round(time.Minute), out.Detail))
+			}
+		},
+	})
+	a.presence = presence.NewRegistry()
+	a.inapp = inapp.NewBroker()
+	router := &route.Router{Devices: a.store, Presence: a.presence, InApp: a.inapp, WebPush: a.deliverer,
+		Decisions: a.store, LogContent: opt.LogContent, Log: log, Now: opt.Now}
+	engine = pipeline.New(pipeline.Config{Settings: resolver, Mutes: mutes, Router: router, Log: a.store,
+		Logger: log, LogContent: opt.LogContent, Now: opt.Now})
+	a.engine = engine
+	track, err := tracker.New(ctx, engine.Settle, a.store, log)
+	if err != nil {
+		return err
+	}
+	track.OnStoreError = func(err error) {
+		engine.Error(context.Background(), "store", "attn cannot write its store",
+			fmt.Sprintf("%v. Blocked agents may be announced again after a restart; check the disk and %s.", err, opt.StateDir))
+	}
 	panes := &tmux.Client{Socket: opt.TmuxSocket}
-	a.watcher = &watch.Watcher{Host: host, Panes: panes, Decider: blocked, Queue: a.deliverer,
-		Devices: a.store, Poll: opt.Poll, Now: opt.Now, Log: opt.Log}
+	a.watcher = &watch.Watcher{Host: host, Panes: panes, Tracker: track, Engine: engine,
+		Devices: a.store, Poll: opt.Poll, Now: opt.Now, Log: log}
 	asked := &askedBuilder{host: host, panes: panes, now: opt.Now}
 	handler := api.New(api.Config{
-		Registry: a.store, Notifier: a.deliverer, Asked: asked.build,
+		Registry: a.store, Notifier: engine, Asked: asked.build, Mutes: mutes, Kinds: a.store,
+		Decisions: a.store, Presence: a.presence, Host: host, Now: opt.Now,
 		VAPIDPublicKey: a.vapid.PublicKeyBase64(), Token: a.token,
-		AllowInsecureEndpoints: opt.AllowInsecurePushEndpoints, Log: opt.Log,
+		AllowInsecureEndpoints: opt.AllowInsecurePushEndpoints, Log: log,
 	})
 	a.listener, err = net.Listen("tcp", opt.Listen)
 	if err != nil {
@@ -109,8 +156,19 @@ func (a *App) init(ctx context.Context) error {
 		return fmt.Errorf("listen on %s: %w", opt.Listen, err)
 	}
 	a.http = &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
-		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(opt.Log.Handler(), slog.LevelWarn)}
+		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	return nil
+}
+
+// DeviceFailingAfter is how long a device's pushes must have failed before
+// attn raises an error notification about it (DESIGN.md, "Errors").
+const DeviceFailingAfter = 10 * time.Minute
+
+func deviceName(d store.Device) string {
+	if d.Name != "" {
+		return fmt.Sprintf("'%s'", d.Name)
+	}
+	return fmt.Sprintf("device %d", d.ID)
 }
 
 // Addr is the address the API listens on.
@@ -122,7 +180,12 @@ func (a *App) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	wg.Go(func() { a.deliverer.Run(ctx, 4) })
+	if resent, dropped, err := a.deliverer.Recover(ctx); err != nil {
+		a.opt.Log.Error("cannot recover unsent notifications", "err", err)
+	} else if resent+dropped > 0 {
+		a.opt.Log.Info("recovered unsent notifications", "resent", resent, "dropped_expired", dropped)
+	}
+	wg.Go(func() { a.deliverer.Run(ctx, 8) })
 	wg.Go(func() { a.watcher.Run(ctx) })
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- a.http.Serve(a.listener) }()

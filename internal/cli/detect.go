@@ -19,9 +19,11 @@ func detectCommand(stdio Stdio) *ucli.Command {
 		Description: "Reads FILE (standard input when none), as `tmux capture-pane -p` prints it, and prints\n" +
 			"{\"agent\",\"status\",\"question\"}: which agent CLI runs there, whether it is blocked, and the\n" +
 			"question it asks. Use it to see why a screen is or is not read as blocked, e.g.\n" +
-			"  tmux capture-pane -p -t %3 | attn detect --title \"$(tmux display -p -t %3 '#{pane_title}')\"",
+			"  tmux capture-pane -p -t %3 | attn detect --title \"$(tmux display -p -t %3 '#{pane_title}')\" \\\n" +
+			"    --command \"$(tmux display -p -t %3 '#{pane_current_command}')\"",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "title", Usage: "the pane's title (#{pane_title}); agents signal state there too"},
+			&ucli.StringFlag{Name: "command", Usage: "the pane's foreground program (#{pane_current_command}), which names the agent CLI"},
 		},
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			var r io.Reader = stdio.In
@@ -47,7 +49,7 @@ func detectCommand(stdio Stdio) *ucli.Command {
 			enc := json.NewEncoder(stdio.Out)
 			enc.SetIndent("", "  ")
 			enc.SetEscapeHTML(false)
-			return enc.Encode(detect.Classify(string(screen), cmd.String("title")))
+			return enc.Encode(detect.ClassifyPane(detect.Pane{Screen: string(screen), Title: cmd.String("title"), Command: cmd.String("command")}))
 		},
 	}
 }

@@ -35,6 +35,10 @@ const (
 	// DefaultRecordSize is the aes128gcm record size every push service
 	// must accept (RFC 8291 §4).
 	DefaultRecordSize = 4096
+	// DefaultBuzzInterval: at most one audible push per agent per 5
+	// minutes; newer questions inside it replace the shown one silently
+	// (DESIGN.md, "Blocked").
+	DefaultBuzzInterval = 5 * time.Minute
 )
 
 // Serve is the configuration of `attn serve`.
@@ -47,6 +51,9 @@ type Serve struct {
 	PushContact                string        // VAPID sub
 	AllowInsecurePushEndpoints bool          // accept http:// endpoints on loopback (tests)
 	RecordSize                 int           // aes128gcm record size, bytes
+	BuzzInterval               time.Duration // least time between audible pushes per agent
+	EscalateAfter              time.Duration // re-buzz an unanswered wait once after this; 0 = off
+	LogContent                 bool          // keep notification text in the decision log
 }
 
 // DefaultStateDir returns $XDG_STATE_HOME/attn, or ~/.local/state/attn
@@ -82,6 +89,12 @@ func (c *Serve) Validate() error {
 	}
 	if err := webpush.ValidateContact(c.PushContact); err != nil {
 		errs = append(errs, fmt.Errorf("--push-contact: %w", err))
+	}
+	if c.BuzzInterval < 0 || c.BuzzInterval > 24*time.Hour {
+		errs = append(errs, fmt.Errorf("--buzz-interval %v: want between 0s and 24h", c.BuzzInterval))
+	}
+	if c.EscalateAfter < 0 || (c.EscalateAfter > 0 && c.EscalateAfter < time.Minute) || c.EscalateAfter > 24*time.Hour {
+		errs = append(errs, fmt.Errorf("--escalate-after %v: want 0 (off) or between 1m and 24h", c.EscalateAfter))
 	}
 	if c.RecordSize < 1024 || c.RecordSize > 4096 {
 		errs = append(errs, fmt.Errorf("--record-size %d: want between 1024 and 4096 bytes", c.RecordSize))

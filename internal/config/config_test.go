@@ -8,7 +8,7 @@ import (
 
 func valid() Serve {
 	return Serve{Listen: DefaultListen, StateDir: "/tmp/x", Poll: DefaultPoll, Settle: DefaultSettle,
-		PushContact: DefaultPushContact, RecordSize: DefaultRecordSize}
+		PushContact: DefaultPushContact, RecordSize: DefaultRecordSize, BuzzInterval: DefaultBuzzInterval}
 }
 
 func TestDefaultsAreValid(t *testing.T) {
@@ -34,6 +34,8 @@ func TestValidateRefuses(t *testing.T) {
 		{"dot-local contact", func(c *Serve) { c.PushContact = "https://box.local/" }, "BadJwtToken"},
 		{"double mailto", func(c *Serve) { c.PushContact = "mailto:mailto:me@example.org" }, "mailto"},
 		{"record size", func(c *Serve) { c.RecordSize = 100 }, "--record-size"},
+		{"escalate too soon", func(c *Serve) { c.EscalateAfter = time.Second }, "--escalate-after"},
+		{"negative buzz", func(c *Serve) { c.BuzzInterval = -time.Second }, "--buzz-interval"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

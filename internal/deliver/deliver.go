@@ -1,9 +1,10 @@
-// Package deliver fans a notification out to every registered device over
-// Web Push, acts on each push service's answer (DESIGN.md, "Delivery":
-// 404/410 remove the device, 413 retries smaller, 429/5xx/network retry
-// with bounded backoff honoring Retry-After, everything else is recorded
-// on the device), and runs blocked sends off the watcher's path through a
-// bounded queue.
+// Package deliver is the Web Push channel: it sends a notification to the
+// devices the router chose, acts on each push service's answer (DESIGN.md,
+// "Delivery": 404/410 remove the device, 413 retries smaller,
+// 429/5xx/network retry with bounded backoff honoring Retry-After,
+// everything else is recorded on the device), keeps an outbox so a crash
+// repeats at most one send and never sends late, and logs a decision per
+// device. Queued sends run off the watcher's path on a bounded pool.
 package deliver
 
 import (
@@ -32,6 +33,19 @@ type Devices interface {
 	RecordOutcome(ctx context.Context, id int64, outcome, detail string) error
 }
 
+// Outbox persists sends until their channel answers (implemented by
+// *store.Store).
+type Outbox interface {
+	AddPending(ctx context.Context, p store.Pending) (int64, error)
+	DonePending(ctx context.Context, id int64) error
+	PendingSends(ctx context.Context) ([]store.Pending, error)
+}
+
+// DecisionLog records decisions (implemented by *store.Store).
+type DecisionLog interface {
+	AddDecision(ctx context.Context, d store.Decision) error
+}
+
 // Options configure a Deliverer. Zero values take the documented defaults.
 type Options struct {
 	// RecordSize is the aes128gcm record size, 4096 by default (RFC 8291 §4:
@@ -41,20 +55,38 @@ type Options struct {
 	Attempts int
 	// MaxBackoff caps one wait between tries, Retry-After included (default 30s).
 	MaxBackoff time.Duration
-	// Concurrency bounds sends in flight per notification (default 16).
+	// Concurrency bounds sends in flight for one waited-for notification
+	// (default 16).
 	Concurrency int
-	// QueueSize bounds notifications waiting for a worker (default 64).
+	// QueueSize bounds queued sends (one per device), default 256.
 	QueueSize int
+	// Outbox, when set, keeps every send until its channel answers.
+	Outbox Outbox
+	// Decisions, when set, gets one row per device and send.
+	Decisions DecisionLog
+	// LogContent keeps notification text in decision rows.
+	LogContent bool
+	// OnFailure is called after a device's send failed for good (not gone):
+	// the caller may raise an error notification.
+	OnFailure func(dev store.Device, out DeviceOutcome)
+	// Now is the clock for bookkeeping; nil means time.Now.
+	Now func() time.Time
 }
 
-// Deliverer sends notifications to every device.
+// Deliverer sends notifications over Web Push.
 type Deliverer struct {
 	sender  PushSender
 	devices Devices
 	log     *slog.Logger
 	opt     Options
-	queue   chan notification.Notification
-	wg      sync.WaitGroup
+	queue   chan job
+}
+
+// job is one notification for one device.
+type job struct {
+	n         notification.Notification
+	dev       store.Device
+	pendingID int64
 }
 
 // New returns a Deliverer; call Run to serve its queue.
@@ -72,76 +104,97 @@ func New(sender PushSender, devices Devices, log *slog.Logger, opt Options) *Del
 		opt.Concurrency = 16
 	}
 	if opt.QueueSize == 0 {
-		opt.QueueSize = 64
+		opt.QueueSize = 256
 	}
-	return &Deliverer{sender: sender, devices: devices, log: log, opt: opt,
-		queue: make(chan notification.Notification, opt.QueueSize)}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return &Deliverer{sender: sender, devices: devices, log: log, opt: opt, queue: make(chan job, opt.QueueSize)}
 }
 
 // DeviceOutcome is what happened to one notification on one device.
 type DeviceOutcome struct {
 	DeviceID int64  `json:"device_id"`
 	Name     string `json:"name"`
-	Outcome  string `json:"outcome"` // a webpush.Outcome's String()
+	Channel  string `json:"channel"`
+	Outcome  string `json:"outcome"` // "delivered", "gone", "suppressed", … (webpush.Outcome names)
 	Detail   string `json:"detail,omitempty"`
 }
 
-// Report is the result of delivering one notification.
+// Report is the result of routing one notification.
 type Report struct {
-	// Sent is true when at least one device's push service took it.
+	// Sent is true when at least one device or channel took it.
 	Sent bool `json:"sent"`
-	// Transports lists the channels that took it ("webpush").
+	// Transports lists the channels that took it ("webpush", "inapp").
 	Transports []string        `json:"transports"`
 	Devices    []DeviceOutcome `json:"devices"`
 	// Detail says why nothing was sent, or which devices failed.
 	Detail string `json:"detail"`
+	// Queued is true when sends were queued, not waited for.
+	Queued bool `json:"queued,omitempty"`
+	// QueueFull is true when the queue had no room: nothing was queued.
+	QueueFull bool `json:"-"`
 }
 
 // ErrQueueFull is returned by Enqueue when the queue has no room.
 var ErrQueueFull = errors.New("delivery queue full")
 
-// Enqueue hands n to the background workers without waiting. It never
-// blocks: a full queue returns ErrQueueFull and the caller decides.
-func (d *Deliverer) Enqueue(n notification.Notification) error {
-	select {
-	case d.queue <- n:
-		return nil
-	default:
+// Enqueue queues n for each device without waiting. It never blocks: when
+// the queue cannot take them all it takes none and returns ErrQueueFull.
+func (d *Deliverer) Enqueue(ctx context.Context, n notification.Notification, devs []store.Device) error {
+	if len(d.queue)+len(devs) > cap(d.queue) {
 		return ErrQueueFull
 	}
+	for _, dev := range devs {
+		j := job{n: n, dev: dev}
+		j.pendingID = d.addPending(ctx, n, dev)
+		select {
+		case d.queue <- j:
+		default:
+			d.donePending(j.pendingID)
+			return ErrQueueFull
+		}
+	}
+	return nil
 }
 
 // Run serves the queue with workers until ctx ends, then waits for sends
 // in flight to finish.
 func (d *Deliverer) Run(ctx context.Context, workers int) {
+	var wg sync.WaitGroup
 	for range max(workers, 1) {
-		d.wg.Go(func() {
+		wg.Go(func() {
 			for {
 				select {
 				case <-ctx.Done():
 					return
-				case n := <-d.queue:
-					r := d.Deliver(ctx, n)
-					d.log.Info("delivered", "kind", n.Kind, "pane", n.Host+"/"+n.Pane,
-						"sent", r.Sent, "devices", len(r.Devices), "detail", r.Detail)
+				case j := <-d.queue:
+					d.toDevice(ctx, j)
 				}
 			}
 		})
 	}
-	d.wg.Wait()
+	wg.Wait()
 }
 
-// Deliver sends n to every registered device concurrently (bounded by
-// Options.Concurrency) and waits for every answer.
+// Deliver sends n to every registered device and waits for every answer.
 func (d *Deliverer) Deliver(ctx context.Context, n notification.Notification) Report {
 	devs, err := d.devices.Devices(ctx)
 	if err != nil {
 		return Report{Transports: []string{}, Devices: []DeviceOutcome{}, Detail: fmt.Sprintf("cannot read devices: %v", err)}
 	}
 	if len(devs) == 0 {
-		return Report{Transports: []string{}, Devices: []DeviceOutcome{},
-			Detail: "no device is registered: register one with POST /api/push/subscribe (see the README)"}
+		return Report{Transports: []string{}, Devices: []DeviceOutcome{}, Detail: NoDevice}
 	}
+	return d.DeliverTo(ctx, n, devs)
+}
+
+// NoDevice is the detail of a notification with no device to go to.
+const NoDevice = "no device is registered: register one with POST /api/push/subscribe (see the README)"
+
+// DeliverTo sends n to devs concurrently (bounded by Options.Concurrency)
+// and waits for every answer.
+func (d *Deliverer) DeliverTo(ctx context.Context, n notification.Notification, devs []store.Device) Report {
 	outcomes := make([]DeviceOutcome, len(devs))
 	sem := make(chan struct{}, d.opt.Concurrency)
 	var wg sync.WaitGroup
@@ -149,29 +202,49 @@ func (d *Deliverer) Deliver(ctx context.Context, n notification.Notification) Re
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			outcomes[i] = d.toDevice(ctx, n, dev)
+			outcomes[i] = d.toDevice(ctx, job{n: n, dev: dev, pendingID: d.addPending(ctx, n, dev)})
 		})
 	}
 	wg.Wait()
+	return Summarize(outcomes)
+}
+
+// Summarize folds per-device outcomes into a Report.
+func Summarize(outcomes []DeviceOutcome) Report {
 	r := Report{Transports: []string{}, Devices: outcomes}
 	var failed []string
 	for _, o := range outcomes {
-		if o.Outcome == webpush.Delivered.String() {
+		switch o.Outcome {
+		case webpush.Delivered.String():
 			r.Sent = true
-		} else {
+			if !containsString(r.Transports, o.Channel) {
+				r.Transports = append(r.Transports, o.Channel)
+			}
+		case store.DecisionSuppressed:
+		default:
 			failed = append(failed, fmt.Sprintf("%s: %s", deviceLabel(o), o.Detail))
 		}
 	}
-	if r.Sent {
-		r.Transports = append(r.Transports, "webpush")
-	}
 	switch {
-	case !r.Sent:
+	case len(outcomes) == 0:
+		r.Detail = NoDevice
+	case !r.Sent && len(failed) > 0:
 		r.Detail = "every device failed: " + strings.Join(failed, "; ")
+	case !r.Sent:
+		r.Detail = "no device takes this kind of notification now (see `attn why`)"
 	case len(failed) > 0:
 		r.Detail = "some devices failed: " + strings.Join(failed, "; ")
 	}
 	return r
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }
 
 func deviceLabel(o DeviceOutcome) string {

@@ -193,12 +193,18 @@ func TestTooLargeRetriesSmaller(t *testing.T) {
 }
 
 func TestEnqueueNeverBlocks(t *testing.T) {
-	d := New(&fakeSender{}, devices("p"), quiet, Options{QueueSize: 2})
-	if d.Enqueue(note) != nil || d.Enqueue(note) != nil {
+	devs := devices("p", "q")
+	d := New(&fakeSender{}, devs, quiet, Options{QueueSize: 3})
+	ctx := context.Background()
+	if d.Enqueue(ctx, note, devs.devs[:1]) != nil || d.Enqueue(ctx, note, devs.devs[:1]) != nil {
 		t.Fatal("enqueue into an empty queue failed")
 	}
-	if err := d.Enqueue(note); !errors.Is(err, ErrQueueFull) {
-		t.Fatalf("third enqueue = %v, want ErrQueueFull", err)
+	// Two more sends do not fit in the one slot left: none is queued.
+	if err := d.Enqueue(ctx, note, devs.devs); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("enqueue past capacity = %v, want ErrQueueFull", err)
+	}
+	if len(d.queue) != 2 {
+		t.Fatalf("queue holds %d, want the 2 that fit", len(d.queue))
 	}
 }
 
@@ -210,7 +216,7 @@ func TestRunDrainsQueue(t *testing.T) {
 		done := make(chan struct{})
 		go func() { d.Run(ctx, 2); close(done) }()
 		for range 3 {
-			if err := d.Enqueue(note); err != nil {
+			if err := d.Enqueue(ctx, note, devices("a", "b").devs); err != nil {
 				t.Fatal(err)
 			}
 		}

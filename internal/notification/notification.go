@@ -49,6 +49,13 @@ type Notification struct {
 	TTL time.Duration
 	// Created is when attn decided to send it.
 	Created time.Time
+	// Name is the agent's display name ("" when it names no agent).
+	Name string
+	// Replaces is how long ago the notification this one silently replaces
+	// was shown; 0 when it replaces none. For the decision log only.
+	Replaces time.Duration
+	// Escalation marks a re-buzz of a wait still unanswered.
+	Escalation bool
 }
 
 // Topic returns an RFC 8030 §5.4 Topic for the tag: 32 base64url

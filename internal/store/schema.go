@@ -36,4 +36,46 @@ var migrations = []string{
 		announced_at INTEGER NOT NULL
 	);
 	CREATE INDEX notified_pane ON notified (host, pane);`,
+	// 2: the decision log, pane mutes, per-device kind choices, the outbox.
+	`CREATE TABLE decisions (
+		id          INTEGER PRIMARY KEY,
+		at          INTEGER NOT NULL,
+		kind        TEXT NOT NULL,
+		host        TEXT NOT NULL DEFAULT '',
+		pane        TEXT NOT NULL DEFAULT '',
+		name        TEXT NOT NULL DEFAULT '',
+		fingerprint TEXT NOT NULL DEFAULT '',
+		stage       TEXT NOT NULL,
+		outcome     TEXT NOT NULL,
+		reason      TEXT NOT NULL DEFAULT '',
+		device_id   INTEGER NOT NULL DEFAULT 0,
+		device      TEXT NOT NULL DEFAULT '',
+		channel     TEXT NOT NULL DEFAULT '',
+		silent      INTEGER NOT NULL DEFAULT 0,
+		age_ms      INTEGER NOT NULL DEFAULT 0,
+		detail      TEXT NOT NULL DEFAULT '',
+		content     TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX decisions_pane ON decisions (host, pane, at);
+	CREATE TABLE mutes (
+		host           TEXT NOT NULL,
+		pane           TEXT NOT NULL,
+		until_at       INTEGER NOT NULL DEFAULT 0,
+		until_finished INTEGER NOT NULL DEFAULT 0,
+		created_at     INTEGER NOT NULL,
+		PRIMARY KEY (host, pane)
+	);
+	CREATE TABLE device_kinds (
+		device_id INTEGER NOT NULL REFERENCES devices (id) ON DELETE CASCADE,
+		kind      TEXT NOT NULL,
+		enabled   INTEGER NOT NULL,
+		PRIMARY KEY (device_id, kind)
+	);
+	CREATE TABLE outbox (
+		id           INTEGER PRIMARY KEY,
+		device_id    INTEGER NOT NULL REFERENCES devices (id) ON DELETE CASCADE,
+		created_at   INTEGER NOT NULL,
+		expires_at   INTEGER NOT NULL,
+		notification BLOB NOT NULL
+	);`,
 }

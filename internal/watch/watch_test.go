@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/attn-dev/attn/internal/notification"
-	"github.com/attn-dev/attn/internal/pipeline"
+	"github.com/attn-dev/attn/internal/agent"
 	"github.com/attn-dev/attn/internal/source/tmux"
-	"github.com/attn-dev/attn/internal/store"
+	"github.com/attn-dev/attn/internal/tracker"
 )
 
 type fakePanes struct {
@@ -31,48 +30,38 @@ func (f *fakePanes) Capture(_ context.Context, id string) (string, error) {
 	return f.screens[id], nil
 }
 
-type fakeQueue struct {
-	got  []notification.Notification
-	full bool
+// fakeTracker records snapshots and returns scripted transitions.
+type fakeTracker struct {
+	snapshots [][]tracker.Observation
+	next      []tracker.Transition
+	retracted []string
 }
 
-func (q *fakeQueue) Enqueue(n notification.Notification) error {
-	if q.full {
-		return errFull
-	}
-	q.got = append(q.got, n)
-	return nil
+func (f *fakeTracker) Observe(_ context.Context, _ string, _ time.Time, panes []tracker.Observation) []tracker.Transition {
+	f.snapshots = append(f.snapshots, panes)
+	ts := f.next
+	f.next = nil
+	return ts
 }
 
-var errFull = io.ErrShortBuffer
+func (f *fakeTracker) Retract(_ context.Context, fp string) { f.retracted = append(f.retracted, fp) }
+
+type fakeEngine struct {
+	handled [][]tracker.Transition
+	ticks   int
+	retract []string
+}
+
+func (f *fakeEngine) Handle(_ context.Context, _ time.Time, ts []tracker.Transition) []string {
+	f.handled = append(f.handled, ts)
+	return f.retract
+}
+
+func (f *fakeEngine) Tick(context.Context, time.Time) { f.ticks++ }
 
 type count int
 
 func (c count) CountDevices(context.Context) (int, error) { return int(c), nil }
-
-func newWatcher(t *testing.T, devices int) (*Watcher, *fakePanes, *fakeQueue, *time.Time) {
-	t.Helper()
-	st, err := store.Open(context.Background(), t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := pipeline.NewBlocked(context.Background(), 5*time.Second, st, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	screen := readFixture(t, "claude-bash-permission.txt")
-	panes := &fakePanes{
-		panes:   []tmux.Pane{{ID: "%3", PID: "42", Title: "✳ Claude Code", WindowName: "api", Command: "claude"}},
-		screens: map[string]string{"%3": screen},
-	}
-	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	q := &fakeQueue{}
-	w := &Watcher{Host: "box", Panes: panes, Decider: b, Queue: q, Devices: count(devices),
-		Poll: time.Second, Now: func() time.Time { return now }, Log: log}
-	return w, panes, q, &now
-}
 
 func readFixture(t *testing.T, name string) string {
 	t.Helper()
@@ -86,55 +75,52 @@ func readFixture(t *testing.T, name string) string {
 	return ""
 }
 
+func newWatcher(t *testing.T, devices int) (*Watcher, *fakePanes, *fakeTracker, *fakeEngine) {
+	panes := &fakePanes{
+		panes: []tmux.Pane{
+			{ID: "%3", PID: "42", Title: "✳ Claude Code", WindowName: "api", Command: "claude", Path: "/home/dev/api"},
+			{ID: "%4", PID: "43", Title: "bash", WindowName: "sh", Command: "bash", Dead: true},
+		},
+		screens: map[string]string{"%3": readFixture(t, "claude-bash-permission.txt")},
+	}
+	tr, en := &fakeTracker{}, &fakeEngine{}
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	w := &Watcher{Host: "box", Panes: panes, Tracker: tr, Engine: en, Devices: count(devices),
+		Poll: time.Second, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	return w, panes, tr, en
+}
+
 func TestNoDeviceTouchesNoTmux(t *testing.T) {
-	w, panes, q, _ := newWatcher(t, 0)
+	w, panes, tr, en := newWatcher(t, 0)
 	for range 3 {
 		if err := w.Tick(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if panes.calls != 0 || len(q.got) != 0 {
-		t.Fatalf("tmux calls = %d, queued = %d; want none with no device", panes.calls, len(q.got))
+	if panes.calls != 0 || len(tr.snapshots) != 0 || en.ticks != 0 {
+		t.Fatalf("tmux calls %d, snapshots %d, engine ticks %d; want none with no device", panes.calls, len(tr.snapshots), en.ticks)
 	}
 }
 
-func TestBlockedPaneIsQueuedOnceAfterSettle(t *testing.T) {
-	w, _, q, now := newWatcher(t, 1)
-	ctx := context.Background()
-	start := *now
-	for _, at := range []time.Duration{0, 4 * time.Second, 5 * time.Second, 6 * time.Second} {
-		*now = start.Add(at)
-		if err := w.Tick(ctx); err != nil {
-			t.Fatal(err)
-		}
+func TestSnapshotReadsLivePanes(t *testing.T) {
+	w, _, tr, en := newWatcher(t, 1)
+	tr.next = []tracker.Transition{{Kind: tracker.Settled, Fingerprint: "fp"}}
+	en.retract = []string{"fp"}
+	if err := w.Tick(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	if len(q.got) != 1 {
-		t.Fatalf("queued %d, want 1", len(q.got))
+	if len(tr.snapshots) != 1 || len(tr.snapshots[0]) != 1 {
+		t.Fatalf("snapshots = %+v, want one with the live pane only", tr.snapshots)
 	}
-	n := q.got[0]
-	if n.Kind != notification.KindBlocked || n.Title != "api" || n.Body != "Do you want to proceed?\nclaude on box" ||
-		n.Tag != "block:box/%3" || n.Urgency != "high" || n.TTL != BlockedTTL || !n.Renotify || n.Question == nil ||
-		len(n.Question.Options) != 3 {
-		t.Fatalf("notification = %+v", n)
+	o := tr.snapshots[0][0]
+	if o.Ref != (agent.PaneRef{Host: "box", Pane: "%3"}) || o.Incarnation != "42" || o.Name != "api" || o.Dir != "/home/dev/api" ||
+		o.Reading.Agent != "claude" || o.Reading.Status != agent.StatusBlocked || o.Reading.Question.Prompt != "Do you want to proceed?" {
+		t.Fatalf("observation = %+v", o)
 	}
-}
-
-func TestFullQueueRetries(t *testing.T) {
-	w, _, q, now := newWatcher(t, 1)
-	ctx := context.Background()
-	q.full = true
-	w.Tick(ctx)
-	*now = now.Add(5 * time.Second)
-	w.Tick(ctx) // settled, but the queue is full: retracted
-	q.full = false
-	*now = now.Add(time.Second)
-	w.Tick(ctx) // settling again
-	if len(q.got) != 0 {
-		t.Fatalf("queued %d before settling again", len(q.got))
+	if len(en.handled) != 1 || len(en.handled[0]) != 1 || en.ticks != 1 {
+		t.Fatalf("engine handled %+v, ticks %d", en.handled, en.ticks)
 	}
-	*now = now.Add(5 * time.Second)
-	w.Tick(ctx)
-	if len(q.got) != 1 {
-		t.Fatalf("queued %d, want 1 once the queue has room", len(q.got))
+	if len(tr.retracted) != 1 || tr.retracted[0] != "fp" {
+		t.Fatalf("retracted %v, want the fingerprint the engine could not hand on", tr.retracted)
 	}
 }

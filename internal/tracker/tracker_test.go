@@ -1,8 +1,9 @@
-package pipeline
+package tracker
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -64,9 +65,9 @@ func workingObs() Observation {
 		Reading: agent.Reading{Agent: "claude", Status: agent.StatusWorking}}
 }
 
-func newTestBlocked(t *testing.T, set NotifiedSet) *Blocked {
+func newTestBlocked(t *testing.T, set NotifiedSet) *Tracker {
 	t.Helper()
-	b, err := NewBlocked(context.Background(), 5*time.Second, set, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b, err := New(context.Background(), func(Observation) time.Duration { return 5 * time.Second }, set, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,10 +83,10 @@ type step struct {
 	prompt string
 }
 
-func run(t *testing.T, b *Blocked, steps []step) {
+func run(t *testing.T, b *Tracker, steps []step) {
 	t.Helper()
 	for i, s := range steps {
-		got := b.Observe(context.Background(), "box", t0.Add(s.at), s.panes)
+		got := settled(b.Observe(context.Background(), "box", t0.Add(s.at), s.panes))
 		if len(got) != s.want {
 			t.Fatalf("step %d at %v: %d announcements, want %d: %+v", i, s.at, len(got), s.want, got)
 		}
@@ -221,7 +222,7 @@ func TestRetractAnnouncesAgain(t *testing.T) {
 	b := newTestBlocked(t, set)
 	var fp string
 	for _, s := range []time.Duration{0, 5 * time.Second} {
-		if a := b.Observe(context.Background(), "box", t0.Add(s), []Observation{blockedObs(proceed)}); len(a) == 1 {
+		if a := settled(b.Observe(context.Background(), "box", t0.Add(s), []Observation{blockedObs(proceed)})); len(a) == 1 {
 			fp = a[0].Fingerprint
 		}
 	}
@@ -233,4 +234,66 @@ func TestRetractAnnouncesAgain(t *testing.T) {
 		{6 * time.Second, []Observation{blockedObs(proceed)}, 0, ""},
 		{11 * time.Second, []Observation{blockedObs(proceed)}, 1, proceed.Prompt},
 	})
+}
+
+// settled keeps the Settled transitions.
+func settled(ts []Transition) []Transition {
+	var out []Transition
+	for _, t := range ts {
+		if t.Kind == Settled {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func kinds(ts []Transition) []Kind {
+	var out []Kind
+	for _, t := range ts {
+		out = append(out, t.Kind)
+	}
+	return out
+}
+
+func TestTransitions(t *testing.T) {
+	b := newTestBlocked(t, newMemSet())
+	ctx := context.Background()
+	idle := workingObs()
+	idle.Reading.Status = agent.StatusIdle
+	steps := []struct {
+		at   time.Duration
+		obs  Observation
+		want []Kind
+		held time.Duration
+	}{
+		{0, workingObs(), nil, 0},
+		{time.Second, blockedObs(proceed), nil, 0},
+		{3 * time.Second, workingObs(), []Kind{ClearedEarly}, 2 * time.Second}, // answered at the terminal
+		{4 * time.Second, blockedObs(proceed), nil, 0},
+		{9 * time.Second, blockedObs(proceed), []Kind{Settled}, 0},
+		{20 * time.Second, workingObs(), []Kind{Cleared}, 11 * time.Second},
+		{30 * time.Second, idle, []Kind{Finished}, 0},
+		{31 * time.Second, idle, nil, 0},
+	}
+	for i, s := range steps {
+		got := b.Observe(ctx, "box", t0.Add(s.at), []Observation{s.obs})
+		if fmt.Sprint(kinds(got)) != fmt.Sprint(s.want) {
+			t.Fatalf("step %d: transitions %v, want %v", i, kinds(got), s.want)
+		}
+		if len(got) == 1 && s.held != 0 && got[0].Held != s.held {
+			t.Fatalf("step %d: held %v, want %v", i, got[0].Held, s.held)
+		}
+	}
+}
+
+func TestSinceIsWhenTheWaitBegan(t *testing.T) {
+	half := &agent.Question{Prompt: "Do you want to proceed?", AnswerStyle: agent.AnswerMenu}
+	b := newTestBlocked(t, newMemSet())
+	ctx := context.Background()
+	b.Observe(ctx, "box", t0, []Observation{blockedObs(half)})
+	b.Observe(ctx, "box", t0.Add(2*time.Second), []Observation{blockedObs(proceed)})
+	got := settled(b.Observe(ctx, "box", t0.Add(7*time.Second), []Observation{blockedObs(proceed)}))
+	if len(got) != 1 || !got[0].Since.Equal(t0) {
+		t.Fatalf("got %+v, want one settled with Since = the first blocked frame", got)
+	}
 }
