@@ -58,7 +58,7 @@ func (s *coalescer) flush(now time.Time) (Candidate, []Candidate, bool) {
 	if len(names) == 1 {
 		n.Title = fmt.Sprintf("%s finished %d turns", names[0], len(held))
 	}
-	n.Body = fmt.Sprintf("%s: %s", n.Title, strings.Join(names, ", "))
+	n.Body = strings.Join(names, ", ")
 	n.Host, n.Pane, n.Name, n.Agent, n.Tag = "", "", "", "", "finished"
 	return out, held, true
 }
