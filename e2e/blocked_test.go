@@ -43,7 +43,7 @@ var (
 func TestBlockedAgentReachesDevice(t *testing.T) {
 	ps := startPushService(t)
 	tm := startTmux(t)
-	pane := tm.newWindow(t, "api", "bash", repoRoot(t)+"/e2e/testdata/agent.sh", "✳ Claude Code", fixture(t, "claude-bash-permission.txt"))
+	pane := tm.newWindow(t, "api", agentCommand(t, "claude", "✳ Claude Code", fixture(t, "claude-bash-permission.txt"))...)
 	stateDir := t.TempDir()
 	d := startDaemon(t, stateDir, tm.socket)
 	sub := ps.subscribe(t, d.vapidKey(t))
@@ -144,5 +144,35 @@ func TestNotifyDaemonDown(t *testing.T) {
 	code, _, stderr := d.cli(t, "", "notify", "hello")
 	if code != 1 || !strings.Contains(stderr, "is `attn serve` running?") {
 		t.Fatalf("code %d, stderr %q", code, stderr)
+	}
+}
+
+// TestBuzzIntervalReplacesSilently: an agent that raises the next approval
+// right after the first is answered gets a second push, silent, under the
+// same tag; `attn why` says so.
+func TestBuzzIntervalReplacesSilently(t *testing.T) {
+	ps := startPushService(t)
+	tm := startTmux(t)
+	pane := tm.newWindow(t, "api", agentCommand(t, "claude", "✳ Claude Code",
+		fixture(t, "claude-bash-permission.txt"), fixture(t, "claude-edit-file.txt"))...)
+	d := startDaemon(t, t.TempDir(), tm.socket)
+	sub := ps.subscribe(t, d.vapidKey(t))
+	d.register(t, sub, "phone")
+
+	first := decode(t, ps.waitMessages(t, sub.ClientHash, 1, 20*time.Second)[0])
+	tm.run(t, "send-keys", "-t", pane, "Enter")
+	tm.waitScreen(t, pane, "Deliberating")
+	d.out.waitCount(t, clearedRE, 1, 10*time.Second)
+	tm.run(t, "send-keys", "-t", pane, "Enter")
+	second := decode(t, ps.waitMessages(t, sub.ClientHash, 2, 20*time.Second)[1])
+	if !first.Renotify || second.Renotify || second.Tag != first.Tag ||
+		!strings.HasPrefix(second.Body, "Do you want to make this edit to session.ts?") {
+		t.Fatalf("first %+v\nsecond %+v: want the second silent under the same tag", first, second)
+	}
+	code, out, stderr := d.cli(t, "", "why", pane)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasSuffix(lines[0], "api  sent to 'phone'") ||
+		!regexp.MustCompile(`api  sent silently to 'phone': replaced the question shown \d+(\.\d)?s earlier$`).MatchString(lines[1]) {
+		t.Fatalf("attn why: code %d, stderr %q, output:\n%s", code, stderr, out)
 	}
 }

@@ -129,6 +129,22 @@ func (s *tmuxServer) newWindow(t *testing.T, name string, command ...string) str
 	return id
 }
 
+// agentCommand returns the command line that runs e2e/testdata/agent.sh as
+// a process named like the agent CLI (a symlink to bash called name), so
+// tmux reports name as the pane's foreground command.
+func agentCommand(t *testing.T, name string, args ...string) []string {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), name)
+	if err := os.Symlink(bash, link); err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{link, filepath.Join(repoRoot(t), "e2e", "testdata", "agent.sh")}, args...)
+}
+
 // waitScreen waits until the pane's screen contains text (bounded).
 func (s *tmuxServer) waitScreen(t *testing.T, pane, text string) {
 	t.Helper()

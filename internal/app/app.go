@@ -5,6 +5,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +26,7 @@ import (
 	"github.com/attn-dev/attn/internal/presence"
 	"github.com/attn-dev/attn/internal/route"
 	"github.com/attn-dev/attn/internal/settings"
+	"github.com/attn-dev/attn/internal/source/hook"
 	"github.com/attn-dev/attn/internal/source/tmux"
 	"github.com/attn-dev/attn/internal/store"
 	"github.com/attn-dev/attn/internal/tracker"
@@ -49,6 +52,7 @@ type App struct {
 	presence  *presence.Registry
 	inapp     *inapp.Broker
 	watcher   *watch.Watcher
+	hooks     *hook.Receiver
 	vapid     *webpush.VAPIDKey
 	token     string
 }
@@ -69,7 +73,7 @@ func New(ctx context.Context, opt Options) (*App, error) {
 	}
 	a := &App{opt: opt, store: st}
 	if err := a.init(ctx); err != nil {
-		st.Close()
+		a.Close()
 		return nil, err
 	}
 	return a, nil
@@ -148,6 +152,10 @@ func (a *App) init(ctx context.Context) error {
 		VAPIDPublicKey: a.vapid.PublicKeyBase64(), Token: a.token,
 		AllowInsecureEndpoints: opt.AllowInsecurePushEndpoints, Log: log,
 	})
+	a.hooks, err = hook.Listen(filepath.Join(opt.StateDir, hook.SocketName))
+	if err != nil {
+		return fmt.Errorf("agent hook socket: %w", err)
+	}
 	a.listener, err = net.Listen("tcp", opt.Listen)
 	if err != nil {
 		if errors.Is(err, syscallEADDRINUSE) {
@@ -187,6 +195,11 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	wg.Go(func() { a.deliverer.Run(ctx, 8) })
 	wg.Go(func() { a.watcher.Run(ctx) })
+	wg.Go(func() {
+		if err := a.hooks.Serve(ctx, a.onHook); err != nil && ctx.Err() == nil {
+			a.opt.Log.Error("agent hook socket stopped", "err", err)
+		}
+	})
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- a.http.Serve(a.listener) }()
 	a.opt.Log.Info("attn serving", "listen", "http://"+a.Addr(), "state_dir", a.opt.StateDir,
@@ -205,8 +218,39 @@ func (a *App) Run(ctx context.Context) error {
 	return err
 }
 
-// Close releases the store.
-func (a *App) Close() error { return a.store.Close() }
+// Close releases the store and, if Run never served it, the hook socket.
+func (a *App) Close() error {
+	if a.hooks != nil {
+		a.hooks.Close()
+	}
+	if a.listener != nil {
+		a.listener.Close()
+	}
+	return a.store.Close()
+}
+
+// onHook turns an agent hook's event into a hint for the watcher: the
+// screen stays the truth, a hook only makes attn look now (blocked) or
+// tells it a turn ended (finished). Events from another tmux server are
+// not this watcher's.
+func (a *App) onHook(_ context.Context, ev hook.Event) {
+	log := a.opt.Log.With("agent", ev.Agent, "kind", ev.Kind, "pane", ev.Pane)
+	if ev.Kind == hook.KindIgnored || ev.Kind == hook.KindReminder {
+		log.Debug("agent hook: nothing to do", "reason", ev.Reason)
+		return
+	}
+	if ev.Pane == "" {
+		log.Debug("agent hook from outside tmux: ignored")
+		return
+	}
+	if want := a.opt.TmuxSocket; ev.TmuxSocket != "" && filepath.Base(ev.TmuxSocket) != cmp.Or(want, "default") {
+		log.Debug("agent hook from another tmux server: ignored", "socket", ev.TmuxSocket)
+		return
+	}
+	if !a.watcher.Hint(watch.Hint{Pane: ev.Pane, Finished: ev.Kind == hook.KindFinished}) {
+		log.Warn("agent hook dropped: too many pending; the next poll reads the screen anyway")
+	}
+}
 
 // HostName is this host's name as attn shows it: the hostname, lower-case,
 // or "local" when it cannot be read.

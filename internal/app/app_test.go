@@ -48,14 +48,12 @@ func TestVAPIDKeyStableAcrossRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	k1 := a.vapid.PublicKeyBase64()
-	a.listener.Close()
 	a.Close()
 	b, err := New(ctx, options(t, dir, "127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	defer b.listener.Close()
 	if k2 := b.vapid.PublicKeyBase64(); k1 != k2 || len(k1) != 87 {
 		t.Fatalf("VAPID public key changed across restarts: %q → %q", k1, k2)
 	}

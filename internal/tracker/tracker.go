@@ -87,7 +87,12 @@ type Tracker struct {
 	vanished map[agent.PaneRef]time.Time    // when a pane with notified fingerprints was last seen
 	status   map[agent.PaneRef]agent.Status // last status per pane, for Finished
 	last     map[agent.PaneRef]Observation  // last observation per pane
+	finished map[agent.PaneRef]time.Time    // when a turn last ended per pane
 }
+
+// FinishedDedup is how close a hook's "finished" and the screen's working
+// → idle must be to be one turn's end, not two.
+const FinishedDedup = 30 * time.Second
 
 type candidate struct {
 	fingerprint string
@@ -109,6 +114,7 @@ func New(ctx context.Context, settle SettleFunc, set NotifiedSet, log *slog.Logg
 		vanished: map[agent.PaneRef]time.Time{},
 		status:   map[agent.PaneRef]agent.Status{},
 		last:     map[agent.PaneRef]Observation{},
+		finished: map[agent.PaneRef]time.Time{},
 	}
 	for _, r := range rows {
 		t.notified[r.Fingerprint] = r
@@ -130,7 +136,7 @@ func (t *Tracker) Observe(ctx context.Context, host string, now time.Time, panes
 		t.last[o.Ref] = o
 		prev, known := t.status[o.Ref]
 		t.status[o.Ref] = o.Reading.Status
-		if known && prev == agent.StatusWorking && o.Reading.Status == agent.StatusIdle {
+		if known && prev == agent.StatusWorking && o.Reading.Status == agent.StatusIdle && t.turnEnded(o.Ref, now) {
 			out = append(out, Transition{Kind: Finished, Observation: o})
 		}
 		if o.Reading.Status != agent.StatusBlocked {
@@ -231,6 +237,36 @@ func (t *Tracker) sweep(ctx context.Context, host string, now time.Time, seen ma
 		}
 	}
 	return out
+}
+
+// turnEnded records a turn's end at now; false when one was recorded for
+// the pane within FinishedDedup (the hook and the screen saw the same end).
+func (t *Tracker) turnEnded(ref agent.PaneRef, now time.Time) bool {
+	if last, ok := t.finished[ref]; ok && now.Sub(last) < FinishedDedup && now.Sub(last) > -FinishedDedup {
+		return false
+	}
+	for r, at := range t.finished {
+		if now.Sub(at) >= FinishedDedup {
+			delete(t.finished, r)
+		}
+	}
+	t.finished[ref] = now
+	return true
+}
+
+// HookFinished takes an agent hook's word that a turn ended in pane ref
+// (Claude Code's Stop, Codex's agent-turn-complete, …; sub-agents are
+// already filtered out). It returns a Finished transition, unless the
+// screen already reported this turn's end.
+func (t *Tracker) HookFinished(ref agent.PaneRef, now time.Time) []Transition {
+	if !t.turnEnded(ref, now) {
+		return nil
+	}
+	o, ok := t.last[ref]
+	if !ok {
+		o = Observation{Ref: ref, Name: ref.Pane}
+	}
+	return []Transition{{Kind: Finished, Observation: o}}
 }
 
 // Retract forgets an announcement that could not be handed on (the

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/attn-dev/attn/internal/agent"
@@ -27,7 +28,15 @@ type Panes interface {
 // *tracker.Tracker).
 type Tracker interface {
 	Observe(ctx context.Context, host string, now time.Time, panes []tracker.Observation) []tracker.Transition
+	HookFinished(ref agent.PaneRef, now time.Time) []tracker.Transition
 	Retract(ctx context.Context, fingerprint string)
+}
+
+// Hint is a fast signal from an agent hook about one of this host's panes.
+// The screen stays the truth: a hint only makes the watcher look now.
+type Hint struct {
+	Pane     string // tmux pane id, e.g. "%3"
+	Finished bool   // the agent says its turn ended
 }
 
 // Engine decides on transitions (implemented by *pipeline.Engine).
@@ -51,10 +60,30 @@ type Watcher struct {
 	Poll    time.Duration
 	Now     func() time.Time
 	Log     *slog.Logger
+
+	hintsOnce sync.Once
+	hints     chan Hint
 }
 
-// Run polls until ctx ends.
+// Hint hands a hook's signal to the watcher without waiting; it reports
+// false when too many are pending (the next poll sees the screen anyway).
+func (w *Watcher) Hint(h Hint) bool {
+	select {
+	case w.hintQueue() <- h:
+		return true
+	default:
+		return false
+	}
+}
+
+func (w *Watcher) hintQueue() chan Hint {
+	w.hintsOnce.Do(func() { w.hints = make(chan Hint, 64) })
+	return w.hints
+}
+
+// Run polls until ctx ends, and at once when a hint arrives.
 func (w *Watcher) Run(ctx context.Context) {
+	hints := w.hintQueue()
 	t := time.NewTicker(w.Poll)
 	defer t.Stop()
 	for {
@@ -65,6 +94,11 @@ func (w *Watcher) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case h := <-hints:
+			if h.Finished {
+				now := w.Now()
+				w.Engine.Handle(ctx, now, w.Tracker.HookFinished(agent.PaneRef{Host: w.Host, Pane: h.Pane}, now))
+			}
 		}
 	}
 }

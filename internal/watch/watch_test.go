@@ -44,6 +44,8 @@ func (f *fakeTracker) Observe(_ context.Context, _ string, _ time.Time, panes []
 	return ts
 }
 
+func (f *fakeTracker) HookFinished(agent.PaneRef, time.Time) []tracker.Transition { return nil }
+
 func (f *fakeTracker) Retract(_ context.Context, fp string) { f.retracted = append(f.retracted, fp) }
 
 type fakeEngine struct {
