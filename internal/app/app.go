@@ -168,6 +168,26 @@ func (a *App) init(ctx context.Context) error {
 	return nil
 }
 
+// DecisionRetention is how long decision-log rows are kept.
+const DecisionRetention = 30 * 24 * time.Hour
+
+// pruneDecisions drops decision-log rows older than DecisionRetention, at
+// start and then hourly, until ctx ends.
+func (a *App) pruneDecisions(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if err := a.store.PruneDecisions(ctx, a.opt.Now().Add(-DecisionRetention)); err != nil && ctx.Err() == nil {
+			a.opt.Log.Warn("cannot prune the decision log", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 // DeviceFailingAfter is how long a device's pushes must have failed before
 // attn raises an error notification about it (DESIGN.md, "Errors").
 const DeviceFailingAfter = 10 * time.Minute
@@ -195,6 +215,7 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	wg.Go(func() { a.deliverer.Run(ctx, 8) })
 	wg.Go(func() { a.watcher.Run(ctx) })
+	wg.Go(func() { a.pruneDecisions(ctx) })
 	wg.Go(func() {
 		if err := a.hooks.Serve(ctx, a.onHook); err != nil && ctx.Err() == nil {
 			a.opt.Log.Error("agent hook socket stopped", "err", err)

@@ -447,3 +447,27 @@ func TestErrorsAtMostOnceAnHour(t *testing.T) {
 		}
 	})
 }
+
+func TestProjectFileOverridesDefaults(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, settings.FileName), []byte(`kinds = ["asked"]`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	timeline(t, defaults(), func(w *world) {
+		w.panes.set("%1", "api", claudeTitle, screen(t, "claude-bash-permission"))
+		w.panes.mu.Lock()
+		p := w.panes.byID["%1"]
+		p.Path = filepath.Join(dir, "src") // under the project
+		w.panes.byID["%1"] = p
+		w.panes.mu.Unlock()
+		w.panes.set("%2", "web", claudeTitle, screen(t, "claude-edit-file")) // elsewhere: defaults
+		time.Sleep(10 * time.Second)
+		want(t, w.router.list(), `6s blocked "web: Do you want to make this edit to session.ts?"`)
+		if got := w.log.reasons(); strings.Join(got, ",") != "%1 project-kinds" {
+			t.Fatalf("decisions = %v", got)
+		}
+		if d := w.log.rows[0].Detail; d != filepath.Join(dir, settings.FileName)+" allows only asked" {
+			t.Fatalf("detail = %q", d)
+		}
+	})
+}
