@@ -2,11 +2,14 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
 	"time"
 
+	"github.com/attn-dev/attn/internal/agent"
+	"github.com/attn-dev/attn/internal/board"
 	"github.com/attn-dev/attn/internal/notification"
 	"github.com/attn-dev/attn/internal/pipeline"
 	"github.com/attn-dev/attn/internal/presence"
@@ -141,5 +144,28 @@ func TestDecisionsEndpoint(t *testing.T) {
 	}
 	if code, out := (call{method: "GET", path: "/api/decisions?pane=nope"}).do(s); code != 400 || errCode(out) != 40005 {
 		t.Fatalf("bad pane: %d %v", code, out)
+	}
+}
+
+func TestPanes(t *testing.T) {
+	s, _, _, now := newStoreServer(t)
+	b := board.New()
+	s.cfg.Board = b
+	b.Replace("box", now, []board.Pane{
+		{Pane: "%1", Name: "docs", State: agent.StatusIdle},
+		{Pane: "%3", Name: "api", Agent: "claude", State: agent.StatusBlocked, Screen: "old line\n❯ 1. Yes\n  2. No   \n\n\n",
+			Question: &agent.Question{Prompt: "Do you want to proceed?", Options: []string{"Yes", "No"}}},
+	})
+	code, out := call{method: "GET", path: "/api/panes"}.do(s)
+	panes := out["panes"].([]any)
+	if code != 200 || len(panes) != 2 || panes[0].(map[string]any)["name"] != "api" || panes[0].(map[string]any)["screen"] != nil {
+		t.Fatalf("%d %v", code, out)
+	}
+	code, out = call{method: "GET", path: "/api/panes/local/%253"}.do(s)
+	if code != 200 || out["status"] != "blocked" || fmt.Sprint(out["screen"]) != "[old line ❯ 1. Yes   2. No]" {
+		t.Fatalf("%d %v", code, out)
+	}
+	if code, out := (call{method: "GET", path: "/api/panes/box/%259"}).do(s); code != 404 || errCode(out) != 40404 {
+		t.Fatalf("%d %v", code, out)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/attn-dev/attn/internal/agent"
+	"github.com/attn-dev/attn/internal/board"
 	"github.com/attn-dev/attn/internal/deliver"
 	"github.com/attn-dev/attn/internal/notification"
 	"github.com/attn-dev/attn/internal/presence"
@@ -63,6 +64,7 @@ type Config struct {
 	Kinds     Kinds
 	Decisions Decisions
 	Presence  *presence.Registry
+	Board     *board.Board
 	// Host is this host's name: a pane given without a host is on it, and
 	// "local" is its alias.
 	Host string
@@ -104,6 +106,8 @@ func New(cfg Config) *Server {
 	s.route("POST /api/mutes", true, s.mute)
 	s.route("DELETE /api/mutes", true, s.unmute)
 	s.route("GET /api/decisions", true, s.decisions)
+	s.route("GET /api/panes", true, s.listPanes)
+	s.route("GET /api/panes/{host}/{pane}", true, s.getPane)
 	return s
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/attn-dev/attn/internal/api"
+	"github.com/attn-dev/attn/internal/board"
 	"github.com/attn-dev/attn/internal/config"
 	"github.com/attn-dev/attn/internal/deliver"
 	"github.com/attn-dev/attn/internal/inapp"
@@ -53,6 +54,7 @@ type App struct {
 	inapp     *inapp.Broker
 	watcher   *watch.Watcher
 	hooks     *hook.Receiver
+	board     *board.Board
 	vapid     *webpush.VAPIDKey
 	token     string
 }
@@ -143,12 +145,13 @@ func (a *App) init(ctx context.Context) error {
 			fmt.Sprintf("%v. Blocked agents may be announced again after a restart; check the disk and %s.", err, opt.StateDir))
 	}
 	panes := &tmux.Client{Socket: opt.TmuxSocket}
+	a.board = board.New()
 	a.watcher = &watch.Watcher{Host: host, Panes: panes, Tracker: track, Engine: engine,
-		Devices: a.store, Poll: opt.Poll, Now: opt.Now, Log: log}
+		Devices: a.store, Board: a.board, Poll: opt.Poll, Now: opt.Now, Log: log}
 	asked := &askedBuilder{host: host, panes: panes, now: opt.Now}
 	handler := api.New(api.Config{
 		Registry: a.store, Notifier: engine, Asked: asked.build, Mutes: mutes, Kinds: a.store,
-		Decisions: a.store, Presence: a.presence, Host: host, Now: opt.Now,
+		Decisions: a.store, Presence: a.presence, Board: a.board, Host: host, Now: opt.Now,
 		VAPIDPublicKey: a.vapid.PublicKeyBase64(), Token: a.token,
 		AllowInsecureEndpoints: opt.AllowInsecurePushEndpoints, Log: log,
 	})

@@ -56,6 +56,19 @@ type Notification struct {
 	Replaces time.Duration
 	// Escalation marks a re-buzz of a wait still unanswered.
 	Escalation bool
+	// Nonce is the one-shot token an answer from this notification must
+	// carry (blocked with renderable options only; "" otherwise). Channels
+	// that carry buttons put it in each action.
+	Nonce string
+	// Actions are the answer buttons, at most two, in screen order: each
+	// names the option it answers by its index in Question.Options.
+	Actions []Action
+}
+
+// Action is one answer button on a notification.
+type Action struct {
+	Label       string `json:"label"`
+	OptionIndex int    `json:"option_index"`
 }
 
 // Topic returns an RFC 8030 §5.4 Topic for the tag: 32 base64url
@@ -91,7 +104,10 @@ type payload struct {
 	Renotify    bool            `json:"renotify"`
 	Fingerprint string          `json:"fingerprint,omitempty"`
 	Question    *agent.Question `json:"question,omitempty"`
-	Timestamp   int64           `json:"ts"` // Unix milliseconds
+	Nonce       string          `json:"nonce,omitempty"`
+	Actions     []Action        `json:"actions,omitempty"`
+	Silent      bool            `json:"silent,omitempty"` // a replacement: show without alerting
+	Timestamp   int64           `json:"ts"`               // Unix milliseconds
 }
 
 // CutMarker ends text that was cut to fit.
@@ -109,7 +125,8 @@ func (n *Notification) Payload(limit int) ([]byte, error) {
 	p := payload{
 		Title: n.Title, Body: n.Body, Kind: n.Kind, Tag: n.Tag, URL: n.URL(),
 		Host: n.Host, Pane: n.Pane, Agent: n.Agent, Renotify: n.Renotify,
-		Fingerprint: n.Fingerprint, Question: n.Question, Timestamp: n.Created.UnixMilli(),
+		Fingerprint: n.Fingerprint, Question: n.Question, Nonce: n.Nonce, Actions: n.Actions,
+		Silent: n.Kind == KindBlocked && !n.Renotify, Timestamp: n.Created.UnixMilli(),
 	}
 	b, err := json.Marshal(p)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/attn-dev/attn/internal/agent"
+	"github.com/attn-dev/attn/internal/board"
 	"github.com/attn-dev/attn/internal/detect"
 	"github.com/attn-dev/attn/internal/source/tmux"
 	"github.com/attn-dev/attn/internal/tracker"
@@ -57,9 +58,11 @@ type Watcher struct {
 	Tracker Tracker
 	Engine  Engine
 	Devices DeviceCounter
-	Poll    time.Duration
-	Now     func() time.Time
-	Log     *slog.Logger
+	// Board, when set, gets every snapshot: the live state the inbox shows.
+	Board *board.Board
+	Poll  time.Duration
+	Now   func() time.Time
+	Log   *slog.Logger
 
 	hintsOnce sync.Once
 	hints     chan Hint
@@ -117,6 +120,7 @@ func (w *Watcher) Tick(ctx context.Context) error {
 		return err
 	}
 	obs := make([]tracker.Observation, 0, len(panes))
+	live := make([]board.Pane, 0, len(panes))
 	for _, p := range panes {
 		if p.Dead {
 			continue
@@ -128,15 +132,22 @@ func (w *Watcher) Tick(ctx context.Context) error {
 			w.Log.Debug("capture failed", "pane", p.ID, "err", err)
 			continue
 		}
-		obs = append(obs, tracker.Observation{
+		o := tracker.Observation{
 			Ref:         agent.PaneRef{Host: w.Host, Pane: p.ID},
 			Incarnation: p.PID,
 			Name:        Name(p, w.Host),
 			Dir:         p.Path,
 			Reading:     detect.ClassifyPane(detect.Pane{Screen: screen, Title: p.Title, Command: p.Command}),
-		})
+		}
+		obs = append(obs, o)
+		live = append(live, board.Pane{Pane: p.ID, Name: o.Name, Agent: o.Reading.Agent, Dir: p.Path,
+			State: o.Reading.Status, Question: o.Reading.Question, Headline: o.Reading.Headline,
+			Incarnation: p.PID, Screen: screen})
 	}
 	now := w.Now()
+	if w.Board != nil {
+		w.Board.Replace(w.Host, now, live)
+	}
 	ts := w.Tracker.Observe(ctx, w.Host, now, obs)
 	for _, fp := range w.Engine.Handle(ctx, now, ts) {
 		w.Tracker.Retract(ctx, fp)
