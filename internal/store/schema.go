@@ -78,4 +78,37 @@ var migrations = []string{
 		expires_at   INTEGER NOT NULL,
 		notification BLOB NOT NULL
 	);`,
+	// 3: reply nonces, per-pane input generations, the answer audit log.
+	`CREATE TABLE nonces (
+		nonce       TEXT PRIMARY KEY,
+		fingerprint TEXT NOT NULL,
+		host        TEXT NOT NULL,
+		pane        TEXT NOT NULL,
+		incarnation TEXT NOT NULL,
+		options     TEXT NOT NULL,
+		generation  INTEGER NOT NULL,
+		created_at  INTEGER NOT NULL,
+		expires_at  INTEGER NOT NULL,
+		used_at     INTEGER NOT NULL DEFAULT 0
+	);
+	CREATE INDEX nonces_fingerprint ON nonces (fingerprint);
+	CREATE TABLE input_generations (
+		host       TEXT NOT NULL,
+		pane       TEXT NOT NULL,
+		generation INTEGER NOT NULL,
+		PRIMARY KEY (host, pane)
+	);
+	CREATE TABLE audit (
+		id           INTEGER PRIMARY KEY,
+		at           INTEGER NOT NULL,
+		surface      TEXT NOT NULL,
+		device       TEXT NOT NULL DEFAULT '',
+		host         TEXT NOT NULL DEFAULT '',
+		pane         TEXT NOT NULL DEFAULT '',
+		option_index INTEGER NOT NULL DEFAULT -1,
+		option_label TEXT NOT NULL DEFAULT '',
+		outcome      TEXT NOT NULL,
+		gate         TEXT NOT NULL DEFAULT '',
+		detail       TEXT NOT NULL DEFAULT ''
+	);`,
 }
