@@ -30,9 +30,9 @@ var (
 	errBadSubscription  = &Error{http.StatusBadRequest, 40002, "invalid push subscription"}
 	errEmptyMessage     = &Error{http.StatusBadRequest, 40003, "message is empty: pass the text to send"}
 	errMissingEndpoint  = &Error{http.StatusBadRequest, 40004, "endpoint is missing: pass the subscription's endpoint"}
-	errUnauthorized     = &Error{http.StatusUnauthorized, 40101, "missing or wrong API token: send 'Authorization: Bearer <token>' with the token from the daemon's state directory (file api-token)"}
+	errUnauthorized     = &Error{http.StatusUnauthorized, 40101, "missing or wrong API token: send 'Authorization: Bearer <token>' with the token from the daemon's state directory (file api-token); a browser signs in with a link from `attn pair`"}
 	errForeignOrigin    = &Error{http.StatusForbidden, 40301, "request from a foreign web origin refused"}
-	errForeignHost      = &Error{http.StatusForbidden, 40302, "request for a foreign Host refused (DNS rebinding guard): use the daemon's loopback address"}
+	errForeignHost      = &Error{http.StatusForbidden, 40302, "request for a foreign Host refused (DNS rebinding guard): use the daemon's loopback address, or add this name with --public-url"}
 	errDeviceNotFound   = &Error{http.StatusNotFound, 40401, "no device with that endpoint is registered"}
 	errTooLarge         = &Error{http.StatusRequestEntityTooLarge, 41301, "request body too large"}
 	errUnsupportedMedia = &Error{http.StatusUnsupportedMediaType, 41501, "send the body as application/json"}

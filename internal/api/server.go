@@ -1,12 +1,14 @@
 // Package api serves attn's HTTP API: push subscription and device
-// management, explicit notifications, and the VAPID public key. Requests
-// must come to a loopback Host without a foreign Origin, and every route
-// but the VAPID public key needs the daemon's API token.
+// management, explicit notifications, and the VAPID public key — and the
+// web app (its pages, live event stream and browser sign-in). Requests
+// must come to a loopback Host (or a configured public one) without a
+// foreign Origin, and every route but the VAPID public key, the pairing
+// page and the app's static look needs a credential: the daemon's API
+// token, or a paired browser's cookie.
 package api
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -80,12 +82,15 @@ type Config struct {
 	// AllowInsecureEndpoints accepts http:// push endpoints on loopback.
 	AllowInsecureEndpoints bool
 	Log                    *slog.Logger
+	// Web configures the web app and browser sign-in (web.go, auth.go).
+	Web Web
 }
 
 // Server is the HTTP handler.
 type Server struct {
 	cfg Config
 	mux *http.ServeMux
+	web webState
 }
 
 // New returns the API handler.
@@ -94,6 +99,7 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	s.web.closing = make(chan struct{})
 	s.route("GET /api/push/vapid-public-key", false, s.vapidPublicKey)
 	s.route("POST /api/push/subscribe", true, s.subscribe)
 	s.route("DELETE /api/push/subscribe", true, s.unsubscribe)
@@ -108,6 +114,16 @@ func New(cfg Config) *Server {
 	s.route("GET /api/decisions", true, s.decisions)
 	s.route("GET /api/panes", true, s.listPanes)
 	s.route("GET /api/panes/{host}/{pane}", true, s.getPane)
+	s.route("POST /api/pair", true, s.pair)
+	s.route("POST /api/pair/redeem", false, s.redeem)
+	s.route("GET /api/session", true, s.session)
+	s.route("PATCH /api/session", true, s.patchSession)
+	s.route("GET /api/credentials", true, s.listCredentials)
+	s.route("DELETE /api/credentials/{id}", true, s.revokeCredential)
+	s.route("DELETE /api/credentials", true, s.revokeAll)
+	s.route("DELETE /api/devices/{id}", true, s.deleteDevice)
+	s.route("GET /api/events", true, s.events)
+	s.routeWeb()
 	return s
 }
 
@@ -115,9 +131,12 @@ type handler func(w http.ResponseWriter, r *http.Request) error
 
 func (s *Server) route(pattern string, auth bool, h handler) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		if auth && !s.authorized(r) {
-			s.fail(w, r, errUnauthorized)
-			return
+		if auth {
+			var err error
+			if r, err = s.authorize(r); err != nil {
+				s.fail(w, r, err)
+				return
+			}
 		}
 		if err := h(w, r); err != nil {
 			s.fail(w, r, err)
@@ -127,22 +146,17 @@ func (s *Server) route(pattern string, auth bool, h handler) {
 
 // ServeHTTP applies the Host and Origin guards, then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !loopbackHost(r.Host) {
+	if !loopbackHost(r.Host) && !s.publicHost(r.Host) {
 		s.fail(w, r, errForeignHost)
 		return
 	}
-	if foreignOrigin(r) {
+	if foreignOrigin(r) && !s.publicOrigin(r) {
 		s.fail(w, r, errForeignOrigin)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	s.mux.ServeHTTP(w, r)
-}
-
-func (s *Server) authorized(r *http.Request) bool {
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && s.cfg.Token != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Token)) == 1
 }
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {

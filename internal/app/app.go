@@ -7,6 +7,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -154,6 +155,7 @@ func (a *App) init(ctx context.Context) error {
 		Decisions: a.store, Presence: a.presence, Board: a.board, Host: host, Now: opt.Now,
 		VAPIDPublicKey: a.vapid.PublicKeyBase64(), Token: a.token,
 		AllowInsecureEndpoints: opt.AllowInsecurePushEndpoints, Log: log,
+		Web: api.Web{Store: a.store, InApp: a.inapp, SecureCookies: opt.SecureCookies(), PublicURLs: opt.PublicURLs},
 	})
 	a.hooks, err = hook.Listen(filepath.Join(opt.StateDir, hook.SocketName))
 	if err != nil {
@@ -168,6 +170,15 @@ func (a *App) init(ctx context.Context) error {
 	}
 	a.http = &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
 		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	a.http.RegisterOnShutdown(handler.CloseStreams) // open web app windows' event streams
+	if opt.TLS() {
+		cert, err := tls.LoadX509KeyPair(opt.TLSCert, opt.TLSKey)
+		if err != nil {
+			return fmt.Errorf("--tls-cert %s / --tls-key %s: %w (give a PEM certificate chain and its private key, readable by this user)", opt.TLSCert, opt.TLSKey, err)
+		}
+		a.http.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		a.listener = tls.NewListener(a.listener, a.http.TLSConfig)
+	}
 	return nil
 }
 
@@ -226,7 +237,11 @@ func (a *App) Run(ctx context.Context) error {
 	})
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- a.http.Serve(a.listener) }()
-	a.opt.Log.Info("attn serving", "listen", "http://"+a.Addr(), "state_dir", a.opt.StateDir,
+	scheme := "http://"
+	if a.opt.TLS() {
+		scheme = "https://"
+	}
+	a.opt.Log.Info("attn serving", "listen", scheme+a.Addr(), "state_dir", a.opt.StateDir,
 		"tmux_socket", a.opt.TmuxSocket, "settle", a.opt.Settle, "poll", a.opt.Poll)
 	var err error
 	select {

@@ -59,6 +59,7 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 			muteCommand(stdio),
 			unmuteCommand(stdio),
 			detectCommand(stdio),
+			pairCommand(stdio),
 		},
 		ExitErrHandler: func(context.Context, *ucli.Command, error) {},
 	}

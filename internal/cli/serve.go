@@ -31,7 +31,7 @@ func serveCommand() *ucli.Command {
 			"one device is registered, and sends a Web Push notification once per blocked question,\n" +
 			"after it has held still for --settle.",
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "listen", Usage: "address of the HTTP API (loopback only)", Value: config.DefaultListen,
+			&ucli.StringFlag{Name: "listen", Usage: "address of the HTTP API and web app (loopback, unless HTTPS: --tls-cert/--tls-key or --tls-proxy, with --public-url)", Value: config.DefaultListen,
 				Sources: ucli.EnvVars("ATTN_LISTEN"), Destination: &c.Listen},
 			withDest(stateDirFlag(), &c.StateDir),
 			&ucli.StringFlag{Name: "tmux-socket", Usage: "tmux server socket name, as `tmux -L NAME`",
@@ -52,6 +52,14 @@ func serveCommand() *ucli.Command {
 				Sources: ucli.EnvVars("ATTN_ESCALATE_AFTER"), Destination: &c.EscalateAfter},
 			&ucli.BoolFlag{Name: "log-content", Usage: "keep notification text (questions from agents' screens) in the decision log",
 				Sources: ucli.EnvVars("ATTN_LOG_CONTENT"), Destination: &c.LogContent},
+			&ucli.StringFlag{Name: "tls-cert", Usage: "PEM certificate (chain) file: serve HTTPS, so phones can reach the web app",
+				Sources: ucli.EnvVars("ATTN_TLS_CERT"), Destination: &c.TLSCert},
+			&ucli.StringFlag{Name: "tls-key", Usage: "PEM private key file of --tls-cert",
+				Sources: ucli.EnvVars("ATTN_TLS_KEY"), Destination: &c.TLSKey},
+			&ucli.BoolFlag{Name: "tls-proxy", Usage: "a TLS-terminating proxy in front serves HTTPS: mark cookies Secure, allow --listen beyond loopback",
+				Sources: ucli.EnvVars("ATTN_TLS_PROXY"), Destination: &c.TLSProxy},
+			&ucli.StringSliceFlag{Name: "public-url", Usage: "https:// origin browsers use to reach attn from other machines (repeatable); the first starts `attn pair` links",
+				Sources: ucli.EnvVars("ATTN_PUBLIC_URL"), Destination: &c.PublicURLs},
 			&ucli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error", Value: "info",
 				Sources: ucli.EnvVars("ATTN_LOG_LEVEL"), Destination: &logLevel},
 		},

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/attn-dev/attn/internal/webpush"
@@ -54,6 +56,16 @@ type Serve struct {
 	BuzzInterval               time.Duration // least time between audible pushes per agent
 	EscalateAfter              time.Duration // re-buzz an unanswered wait once after this; 0 = off
 	LogContent                 bool          // keep notification text in the decision log
+	// TLSCert and TLSKey are PEM files: with them attn serves HTTPS, and
+	// may listen beyond loopback.
+	TLSCert, TLSKey string
+	// TLSProxy says a TLS-terminating proxy forwards to attn: browsers see
+	// HTTPS, so cookies are Secure, and attn may listen beyond loopback.
+	TLSProxy bool
+	// PublicURLs are the https:// origins browsers use to reach attn from
+	// other machines; their names pass the Host guard, and the first one
+	// starts pairing links. Validate normalizes them to scheme://host[:port].
+	PublicURLs []string
 }
 
 // DefaultStateDir returns $XDG_STATE_HOME/attn, or ~/.local/state/attn
@@ -69,6 +81,12 @@ func DefaultStateDir() string {
 	return filepath.Join(home, ".local", "state", "attn")
 }
 
+// TLS reports whether attn serves HTTPS itself.
+func (c *Serve) TLS() bool { return c.TLSCert != "" && c.TLSKey != "" }
+
+// SecureCookies reports whether browsers reach attn over HTTPS.
+func (c *Serve) SecureCookies() bool { return c.TLS() || c.TLSProxy }
+
 // Validate checks every option and returns all problems at once.
 func (c *Serve) Validate() error {
 	var errs []error
@@ -76,7 +94,26 @@ func (c *Serve) Validate() error {
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--listen %q: want host:port, e.g. %s", c.Listen, DefaultListen))
 	} else if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		errs = append(errs, fmt.Errorf("--listen %q: attn listens on loopback only (127.0.0.1, ::1 or localhost): it can type into your terminals", c.Listen))
+		if !c.TLS() && !c.TLSProxy {
+			errs = append(errs, fmt.Errorf("--listen %q: attn listens on loopback only (it can type into your terminals), unless browsers reach it over HTTPS: give --tls-cert and --tls-key, or put a TLS-terminating proxy in front and pass --tls-proxy", c.Listen))
+		}
+		if len(c.PublicURLs) == 0 {
+			errs = append(errs, fmt.Errorf("--listen %q: beyond loopback, name the URL browsers use with --public-url (e.g. https://laptop.example.ts.net:7477)", c.Listen))
+		}
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("--tls-cert and --tls-key go together: give both PEM files, or neither"))
+	}
+	if c.TLS() && c.TLSProxy {
+		errs = append(errs, errors.New("--tls-proxy with --tls-cert: pick one; attn serves HTTPS itself, or a proxy in front does"))
+	}
+	for i, raw := range c.PublicURLs {
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil || u.Scheme != "https" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			errs = append(errs, fmt.Errorf("--public-url %q: want an https:// origin such as https://laptop.example.ts.net (phones need HTTPS for notifications)", raw))
+			continue
+		}
+		c.PublicURLs[i] = "https://" + strings.ToLower(u.Host)
 	}
 	if c.StateDir == "" {
 		errs = append(errs, errors.New("--state-dir is empty: give a directory for attn's store"))

@@ -111,4 +111,20 @@ var migrations = []string{
 		gate         TEXT NOT NULL DEFAULT '',
 		detail       TEXT NOT NULL DEFAULT ''
 	);`,
+	// 4: browser sign-in: one-time pairing codes and the long-lived
+	// credentials they become (only hashes of either are kept).
+	`CREATE TABLE pairings (
+		code_hash  BLOB PRIMARY KEY,
+		created_at INTEGER NOT NULL,
+		expires_at INTEGER NOT NULL,
+		used_at    INTEGER NOT NULL DEFAULT 0
+	);
+	CREATE TABLE credentials (
+		id           INTEGER PRIMARY KEY,
+		token_hash   BLOB NOT NULL UNIQUE,
+		name         TEXT NOT NULL DEFAULT '',
+		created_at   INTEGER NOT NULL,
+		last_seen_at INTEGER NOT NULL DEFAULT 0,
+		device_id    INTEGER REFERENCES devices (id) ON DELETE SET NULL
+	);`,
 }

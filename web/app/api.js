@@ -1,0 +1,37 @@
+// Calls to attn's API from the web app: same origin, the credential cookie,
+// JSON in and out. A refused call throws an Error carrying the API's
+// message (which says what to do) and status.
+
+export class APIError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export async function call(method, path, body) {
+  const init = { method, credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let r;
+  try {
+    r = await fetch(path, init);
+  } catch (e) {
+    throw new APIError(0, 0, "Cannot reach attn: is `attn serve` running, and this device online?");
+  }
+  if (r.status === 204) return null;
+  const data = await r.json().catch(() => null);
+  if (!r.ok) {
+    const e = data && data.error;
+    throw new APIError(r.status, e ? e.code : 0, e ? e.message : `attn answered ${r.status}`);
+  }
+  return data;
+}
+
+export const get = (path) => call("GET", path);
+export const post = (path, body) => call("POST", path, body ?? {});
+export const patch = (path, body) => call("PATCH", path, body);
+export const del = (path, body) => call("DELETE", path, body);
