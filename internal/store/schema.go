@@ -96,6 +96,7 @@ var migrations = []string{
 		host       TEXT NOT NULL,
 		pane       TEXT NOT NULL,
 		generation INTEGER NOT NULL,
+		typed      INTEGER NOT NULL DEFAULT 0,
 		PRIMARY KEY (host, pane)
 	);
 	CREATE TABLE audit (
@@ -126,5 +127,48 @@ var migrations = []string{
 		created_at   INTEGER NOT NULL,
 		last_seen_at INTEGER NOT NULL DEFAULT 0,
 		device_id    INTEGER REFERENCES devices (id) ON DELETE SET NULL
+	);`,
+	// 5: channels beyond Web Push (ntfy, Telegram, Pushover, Gotify, FCM,
+	// webhook, desktop): their URLs, kind choices, persisted state (the
+	// Telegram update offset), shown-message references for clearing, and
+	// FCM device tokens.
+	`CREATE TABLE channels (
+		id              INTEGER PRIMARY KEY,
+		name            TEXT NOT NULL UNIQUE,
+		kind            TEXT NOT NULL,
+		url             TEXT NOT NULL,
+		created_at      INTEGER NOT NULL,
+		last_outcome    TEXT NOT NULL DEFAULT '',
+		last_detail     TEXT NOT NULL DEFAULT '',
+		last_attempt_at INTEGER NOT NULL DEFAULT 0,
+		last_success_at INTEGER NOT NULL DEFAULT 0
+	);
+	CREATE TABLE channel_kinds (
+		channel_id INTEGER NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+		kind       TEXT NOT NULL,
+		enabled    INTEGER NOT NULL,
+		PRIMARY KEY (channel_id, kind)
+	);
+	CREATE TABLE channel_state (
+		channel_id INTEGER NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+		key        TEXT NOT NULL,
+		value      TEXT NOT NULL,
+		PRIMARY KEY (channel_id, key)
+	);
+	CREATE TABLE channel_refs (
+		channel_id  INTEGER NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+		fingerprint TEXT NOT NULL,
+		ref         TEXT NOT NULL,
+		created_at  INTEGER NOT NULL,
+		PRIMARY KEY (channel_id, fingerprint, ref)
+	);
+	CREATE INDEX channel_refs_fingerprint ON channel_refs (fingerprint);
+	CREATE TABLE channel_tokens (
+		channel_id INTEGER NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+		token      TEXT NOT NULL,
+		created_at INTEGER NOT NULL,
+		dropped_at INTEGER NOT NULL DEFAULT 0,
+		detail     TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (channel_id, token)
 	);`,
 }

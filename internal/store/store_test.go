@@ -145,3 +145,50 @@ func TestNotifiedSetSurvivesReopen(t *testing.T) {
 		t.Fatalf("after forget: %+v", got)
 	}
 }
+
+func TestNonceConsumedOnce(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	now := time.Unix(1_800_000_000, 0)
+	n := Nonce{Nonce: "n1", Fingerprint: "fp", Host: "box", Pane: "%1", Incarnation: "9", Options: []int{0, 1},
+		Generation: 3, Created: now, Expires: now.Add(10 * time.Minute)}
+	if err := s.AddNonce(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	live, err := s.LiveNonce(ctx, "fp", now)
+	if err != nil || live.Nonce != "n1" || live.Generation != 3 || len(live.Options) != 2 {
+		t.Fatalf("live = %+v, %v", live, err)
+	}
+	got, err := s.ConsumeNonce(ctx, "n1", now)
+	if err != nil || got.Pane != "%1" || got.Options[1] != 1 || got.Incarnation != "9" {
+		t.Fatalf("consume = %+v, %v", got, err)
+	}
+	if _, err := s.ConsumeNonce(ctx, "n1", now); !errors.Is(err, ErrNonceUsed) {
+		t.Fatalf("second consume = %v, want ErrNonceUsed", err)
+	}
+	if _, err := s.ConsumeNonce(ctx, "nope", now); !errors.Is(err, ErrNonceUnknown) {
+		t.Fatalf("unknown = %v", err)
+	}
+	n.Nonce = "n2"
+	s.AddNonce(ctx, n)
+	if _, err := s.ConsumeNonce(ctx, "n2", now.Add(11*time.Minute)); !errors.Is(err, ErrNonceUnknown) {
+		t.Fatalf("expired = %v, want ErrNonceUnknown", err)
+	}
+	n.Nonce = "n3"
+	s.AddNonce(ctx, n)
+	s.ForgetNonces(ctx, "fp")
+	if _, err := s.ConsumeNonce(ctx, "n3", now); !errors.Is(err, ErrNonceUnknown) {
+		t.Fatalf("after forget = %v", err)
+	}
+	g1, _ := s.BumpGeneration(ctx, "box", "%1")
+	g2, _ := s.BumpGeneration(ctx, "box", "%1")
+	s.MarkTyped(ctx, "box", "%1", 1)
+	g, typed, _ := s.Generation(ctx, "box", "%1")
+	if g1 != 1 || g2 != 2 || g != 2 || typed != 1 {
+		t.Fatalf("generations %d %d %d, typed %d", g1, g2, g, typed)
+	}
+	s.AddAudit(ctx, AuditEntry{Surface: "card", Host: "box", Pane: "%1", OptionIndex: 1, Outcome: "refused", Gate: "nonce-used"})
+	if a, _ := s.Audit(ctx, 10); len(a) != 1 || a[0].Gate != "nonce-used" || a[0].At.IsZero() {
+		t.Fatalf("audit = %+v", a)
+	}
+}

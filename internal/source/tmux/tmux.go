@@ -100,3 +100,29 @@ func (c *Client) run(ctx context.Context, args ...string) (string, error) {
 	}
 	return stdout.String(), nil
 }
+
+// Describe returns one pane's description, as ListPanes gives it.
+func (c *Client) Describe(ctx context.Context, id string) (Pane, error) {
+	out, err := c.run(ctx, "display-message", "-p", "-t", id, listFormat)
+	if err != nil {
+		return Pane{}, err
+	}
+	f := strings.SplitN(strings.TrimRight(out, "\n"), sep, 8)
+	if len(f) != 8 || f[0] != id {
+		return Pane{}, fmt.Errorf("tmux: pane %s not found", id)
+	}
+	return Pane{ID: f[0], PID: f[1], Dead: f[2] == "1", Session: f[3], WindowName: f[4],
+		Command: f[5], Path: f[6], Title: f[7]}, nil
+}
+
+// SendKeys types keys into pane id, each a tmux key name ("Down", "Enter",
+// "Escape") or, with literal, text typed as is. This is the only place
+// attn writes to a terminal; callers gate it (internal/reply).
+func (c *Client) SendKeys(ctx context.Context, id string, literal bool, keys ...string) error {
+	args := []string{"send-keys", "-t", id}
+	if literal {
+		args = append(args, "-l")
+	}
+	_, err := c.run(ctx, append(args, keys...)...)
+	return err
+}
