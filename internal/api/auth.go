@@ -148,7 +148,9 @@ func (s *Server) authorize(r *http.Request) (*http.Request, error) {
 	return r.WithContext(context.WithValue(r.Context(), principalKey{}, p)), nil
 }
 
-func safeMethod(m string) bool { return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions }
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
 
 // webState is the Server's state for browsers: when each credential's
 // last use was written, and the open event streams.

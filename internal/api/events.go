@@ -81,6 +81,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	if err := send("panes", map[string]any{"seq": seq, "panes": views}); err != nil {
 		return nil // the window went away
 	}
+	s.cfg.Log.Debug("web app window opened", "device", device)
+	defer s.cfg.Log.Debug("web app window closed", "device", device)
 	ping := time.NewTicker(PingEvery)
 	defer ping.Stop()
 	for {

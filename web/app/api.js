@@ -10,8 +10,8 @@ export class APIError extends Error {
   }
 }
 
-export async function call(method, path, body) {
-  const init = { method, credentials: "same-origin", headers: {} };
+export async function call(method, path, body, headers) {
+  const init = { method, credentials: "same-origin", headers: { ...headers } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -26,12 +26,13 @@ export async function call(method, path, body) {
   const data = await r.json().catch(() => null);
   if (!r.ok) {
     const e = data && data.error;
-    throw new APIError(r.status, e ? e.code : 0, e ? e.message : `attn answered ${r.status}`);
+    // An error body, or (a refused answer) a result that says why.
+    throw new APIError(r.status, e ? e.code : 0, e ? e.message : (data && data.detail) || `attn answered ${r.status}`);
   }
   return data;
 }
 
 export const get = (path) => call("GET", path);
-export const post = (path, body) => call("POST", path, body ?? {});
+export const post = (path, body, headers) => call("POST", path, body ?? {}, headers);
 export const patch = (path, body) => call("PATCH", path, body);
 export const del = (path, body) => call("DELETE", path, body);

@@ -33,7 +33,7 @@ export function renderCard(root, host, pane, params) {
   const answer = async (i, label) => {
     failure = "";
     try {
-      const res = await api.post("/api/push/answer", { nonce: detail.nonce, option_index: i });
+      const res = await api.post("/api/push/answer", { nonce: detail.nonce, option_index: i }, { "X-Attn-Surface": "card" });
       if (res && res.outcome && res.outcome !== "applied") failure = `Not applied: ${res.detail || res.outcome}`;
       else sent = `Sent “${label}”.`;
     } catch (e) {

@@ -115,6 +115,7 @@ async function resync() {
 
 function setLive(on) {
   state.live = on;
+  document.documentElement.dataset.live = on ? "1" : "0";
   const c = document.getElementById("conn");
   c.hidden = on;
   c.textContent = on ? "" : "reconnecting…";
@@ -148,6 +149,9 @@ function reportPresence() {
   fetch("/api/presence", {
     method: "POST", credentials: "same-origin", keepalive: true,
     headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  }).then((r) => {
+    // Says what the daemon last heard from this window.
+    if (r.ok) document.documentElement.dataset.presence = (visible ? "visible " : "hidden ") + body.focused;
   }).catch(() => {});
 }
 

@@ -22,6 +22,7 @@ export function renderSettings(root) {
   let note = { device: "", test: "", devices: "", creds: "" };
   let busy = false;
   let confirmAll = false;
+  let nameDraft = null; // what the person is typing, kept across redraws
 
   const load = async () => {
     try {
@@ -53,6 +54,7 @@ export function renderSettings(root) {
   const myName = () => (me() && me().name) || (state.session.credential && state.session.credential.name) || "";
 
   const saveName = (name) => act("device", async () => {
+    nameDraft = null;
     if (state.session.credential) {
       await api.patch("/api/session", { name });
       state.session.credential.name = name;
@@ -113,7 +115,9 @@ export function renderSettings(root) {
     else if (perm === "denied") status = "Notifications are blocked for this site: allow them in the browser's site settings.";
     else if (on) status = subscribed ? "On: this device gets notifications." : "On: this device is registered for notifications.";
     else status = "Off: this device gets no notifications.";
-    const nameInput = h("input", { id: "dev-name", value: myName(), maxlength: "100", autocomplete: "off" });
+    const nameInput = h("input", { id: "dev-name", value: nameDraft ?? myName(), maxlength: "100", autocomplete: "off",
+      oninput: (e) => { nameDraft = e.target.value; } });
+    const hadFocus = document.activeElement && document.activeElement.id === "dev-name";
     root.replaceChildren(
       h("h1", {}, "Settings"),
       h("section", { class: "panel", "aria-labelledby": "this-h" },
@@ -161,6 +165,7 @@ export function renderSettings(root) {
         h("p", { class: "hint" }, "Revoking signs a browser out and stops its notifications; pair again with attn pair."),
         note.creds ? h("p", { class: "error" }, note.creds) : null),
     );
+    if (hadFocus) nameInput.focus();
   };
 
   setPage((what) => { if (what.device || what.push) load(); });

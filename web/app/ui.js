@@ -42,4 +42,4 @@ export function agentLabel(agent) {
   return names[agent] || agent || "no agent";
 }
 
-export const statusLabel = { blocked: "needs you", working: "working", idle: "idle", done: "finished", unknown: "—" };
+export const statusLabel = { blocked: "needs you", working: "working", idle: "idle", done: "finished", unknown: "no agent" };
