@@ -363,7 +363,8 @@ func (d *Dispatcher) deliver(ctx context.Context, w *worker, n notification.Noti
 			break
 		}
 		attempts++
-		actx, cancel := context.WithTimeout(ctx, d.opt.AttemptTimeout)
+		// An attempt never outlives the notification: nothing lands late.
+		actx, cancel := context.WithTimeout(ctx, min(d.opt.AttemptTimeout, m.Expires.Sub(d.opt.Now())))
 		res = w.ch.Send(actx, m)
 		cancel()
 		if res.Status != StatusRetry || attempts >= d.opt.Attempts {

@@ -75,6 +75,7 @@ const (
 	sqlListChannelTokens  = `SELECT token, created_at, dropped_at, detail FROM channel_tokens WHERE channel_id = ? ORDER BY created_at, token`
 	sqlGetChannelToken    = `SELECT dropped_at FROM channel_tokens WHERE channel_id = ? AND token = ?`
 	sqlUpsertChannelToken = `INSERT INTO channel_tokens (channel_id, token, created_at) VALUES (?, ?, ?) ON CONFLICT (channel_id, token) DO UPDATE SET dropped_at = 0, detail = ''`
+	sqlEnsureChannelToken = `INSERT INTO channel_tokens (channel_id, token, created_at) VALUES (?, ?, ?) ON CONFLICT (channel_id, token) DO NOTHING`
 	sqlDropChannelToken   = `UPDATE channel_tokens SET dropped_at = ?, detail = ? WHERE channel_id = ? AND token = ?`
 )
 
@@ -315,6 +316,16 @@ func (s *Store) AddChannelToken(ctx context.Context, id int64, token string) (re
 		return false, fmt.Errorf("register channel token: %w", err)
 	}
 	return revived, nil
+}
+
+// EnsureChannelToken registers a token unless it is known: a dropped
+// token stays dropped (tokens named in a channel URL are ensured at every
+// start; only a new registration revives one).
+func (s *Store) EnsureChannelToken(ctx context.Context, id int64, token string) error {
+	if _, err := s.db.ExecContext(ctx, sqlEnsureChannelToken, id, token, s.now().UnixNano()); err != nil {
+		return fmt.Errorf("register channel token: %w", err)
+	}
+	return nil
 }
 
 // DropChannelToken marks a token as no longer registered, with why.

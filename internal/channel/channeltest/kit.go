@@ -12,6 +12,9 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
+
+	"github.com/attn-dev/attn/internal/store"
 )
 
 // Request is one request a fake received.
@@ -136,4 +139,56 @@ func writeJSON(w http.ResponseWriter, status int, body string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	io.WriteString(w, body)
+}
+
+// MemTokens is an in-memory device-token registry (fcm.Tokens).
+type MemTokens struct {
+	mu   sync.Mutex
+	list []store.ChannelToken
+}
+
+// Tokens lists the tokens, dropped ones included.
+func (m *MemTokens) Tokens(context.Context) ([]store.ChannelToken, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]store.ChannelToken(nil), m.list...), nil
+}
+
+// Ensure adds a token unless known.
+func (m *MemTokens) Ensure(_ context.Context, token string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, t := range m.list {
+		if t.Token == token {
+			return nil
+		}
+	}
+	m.list = append(m.list, store.ChannelToken{Token: token, Created: time.Now()})
+	return nil
+}
+
+// Register adds a token, or revives it when dropped (as a new
+// registration from the app does).
+func (m *MemTokens) Register(token string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i, t := range m.list {
+		if t.Token == token {
+			m.list[i].Dropped, m.list[i].Detail = time.Time{}, ""
+			return
+		}
+	}
+	m.list = append(m.list, store.ChannelToken{Token: token, Created: time.Now()})
+}
+
+// Drop marks a token dropped.
+func (m *MemTokens) Drop(_ context.Context, token, detail string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i, t := range m.list {
+		if t.Token == token {
+			m.list[i].Dropped, m.list[i].Detail = time.Now(), detail
+		}
+	}
+	return nil
 }
