@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/attn-dev/attn/internal/agent"
 	"github.com/attn-dev/attn/internal/board"
 )
 
@@ -15,6 +16,9 @@ type PaneView struct {
 	board.Pane
 	// Screen is the last lines of the pane's screen (card only).
 	Screen []string `json:"screen,omitempty"`
+	// Nonce answers the pane's question from the card (card only, blocked
+	// with options).
+	Nonce string `json:"nonce,omitempty"`
 }
 
 // listPanes returns every watched pane, blocked first: the inbox, from
@@ -41,7 +45,13 @@ func (s *Server) getPane(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return errPaneNotFound
 	}
-	return writeJSON(w, http.StatusOK, PaneView{Pane: p, Screen: tail(p.Screen, CardLines)})
+	v := PaneView{Pane: p, Screen: tail(p.Screen, CardLines)}
+	if p.State == agent.StatusBlocked && s.cfg.Replies != nil {
+		if v.Nonce, err = s.cfg.Replies.NonceFor(r.Context(), ref, p.Incarnation, p.Fingerprint, p.Question); err != nil {
+			return err
+		}
+	}
+	return writeJSON(w, http.StatusOK, v)
 }
 
 // tail returns the last n lines of screen, trailing blank lines dropped.

@@ -67,6 +67,8 @@ type Config struct {
 	Decisions Decisions
 	Presence  *presence.Registry
 	Board     *board.Board
+	Replies   Replies
+	Audit     Audit
 	// Host is this host's name: a pane given without a host is on it, and
 	// "local" is its alias.
 	Host string
@@ -123,6 +125,8 @@ func New(cfg Config) *Server {
 	s.route("DELETE /api/credentials", true, s.revokeAll)
 	s.route("DELETE /api/devices/{id}", true, s.deleteDevice)
 	s.route("GET /api/events", true, s.events)
+	s.route("POST /api/push/answer", false, s.answer)
+	s.route("GET /api/audit", true, s.audit)
 	s.routeWeb()
 	return s
 }

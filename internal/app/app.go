@@ -26,6 +26,7 @@ import (
 	"github.com/attn-dev/attn/internal/inapp"
 	"github.com/attn-dev/attn/internal/pipeline"
 	"github.com/attn-dev/attn/internal/presence"
+	"github.com/attn-dev/attn/internal/reply"
 	"github.com/attn-dev/attn/internal/route"
 	"github.com/attn-dev/attn/internal/settings"
 	"github.com/attn-dev/attn/internal/source/hook"
@@ -55,6 +56,7 @@ type App struct {
 	inapp     *inapp.Broker
 	watcher   *watch.Watcher
 	hooks     *hook.Receiver
+	replies   *reply.Service
 	board     *board.Board
 	vapid     *webpush.VAPIDKey
 	token     string
@@ -134,8 +136,11 @@ func (a *App) init(ctx context.Context) error {
 	a.inapp = inapp.NewBroker()
 	router := &route.Router{Devices: a.store, Presence: a.presence, InApp: a.inapp, WebPush: a.deliverer,
 		Decisions: a.store, LogContent: opt.LogContent, Log: log, Now: opt.Now}
+	panes := &tmux.Client{Socket: opt.TmuxSocket}
+	a.replies = &reply.Service{Host: host, Term: panes, Store: a.store, Log: log, Now: opt.Now,
+		NonceTTL: pipeline.BlockedTTL, ActionsOff: !opt.ReplyActions}
 	engine = pipeline.New(pipeline.Config{Settings: resolver, Mutes: mutes, Router: router, Log: a.store,
-		Logger: log, LogContent: opt.LogContent, Now: opt.Now})
+		Logger: log, LogContent: opt.LogContent, Now: opt.Now, Replies: a.replies, ReplyActions: opt.ReplyActions})
 	a.engine = engine
 	track, err := tracker.New(ctx, engine.Settle, a.store, log)
 	if err != nil {
@@ -145,7 +150,6 @@ func (a *App) init(ctx context.Context) error {
 		engine.Error(context.Background(), "store", "attn cannot write its store",
 			fmt.Sprintf("%v. Blocked agents may be announced again after a restart; check the disk and %s.", err, opt.StateDir))
 	}
-	panes := &tmux.Client{Socket: opt.TmuxSocket}
 	a.board = board.New()
 	a.watcher = &watch.Watcher{Host: host, Panes: panes, Tracker: track, Engine: engine,
 		Devices: a.store, Board: a.board, Poll: opt.Poll, Now: opt.Now, Log: log}
@@ -153,6 +157,7 @@ func (a *App) init(ctx context.Context) error {
 	handler := api.New(api.Config{
 		Registry: a.store, Notifier: engine, Asked: asked.build, Mutes: mutes, Kinds: a.store,
 		Decisions: a.store, Presence: a.presence, Board: a.board, Host: host, Now: opt.Now,
+		Replies: a.replies, Audit: a.store,
 		VAPIDPublicKey: a.vapid.PublicKeyBase64(), Token: a.token,
 		AllowInsecureEndpoints: opt.AllowInsecurePushEndpoints, Log: log,
 		Web: api.Web{Store: a.store, InApp: a.inapp, SecureCookies: opt.SecureCookies(), PublicURLs: opt.PublicURLs},
@@ -193,6 +198,9 @@ func (a *App) pruneDecisions(ctx context.Context) {
 	for {
 		if err := a.store.PruneDecisions(ctx, a.opt.Now().Add(-DecisionRetention)); err != nil && ctx.Err() == nil {
 			a.opt.Log.Warn("cannot prune the decision log", "err", err)
+		}
+		if err := a.store.PruneNonces(ctx, a.opt.Now()); err != nil && ctx.Err() == nil {
+			a.opt.Log.Warn("cannot prune expired answer nonces", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -56,6 +56,7 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 			devicesCommand(stdio),
 			testCommand(stdio),
 			whyCommand(stdio),
+			auditCommand(stdio),
 			muteCommand(stdio),
 			unmuteCommand(stdio),
 			detectCommand(stdio),

@@ -23,7 +23,7 @@ func stateDirFlag() *ucli.StringFlag {
 
 func serveCommand() *ucli.Command {
 	var c config.Serve
-	var logLevel string
+	var logLevel, replyActions string
 	return &ucli.Command{
 		Name:  "serve",
 		Usage: "run the daemon: watch tmux panes and push blocked agents to registered devices",
@@ -60,6 +60,8 @@ func serveCommand() *ucli.Command {
 				Sources: ucli.EnvVars("ATTN_TLS_PROXY"), Destination: &c.TLSProxy},
 			&ucli.StringSliceFlag{Name: "public-url", Usage: "https:// origin browsers use to reach attn from other machines (repeatable); the first starts `attn pair` links",
 				Sources: ucli.EnvVars("ATTN_PUBLIC_URL"), Destination: &c.PublicURLs},
+			&ucli.StringFlag{Name: "reply-actions", Usage: "on: blocked notifications carry answer buttons; off: no buttons anywhere, and answers from notifications are refused (answer in the app)",
+				Value: "on", Sources: ucli.EnvVars("ATTN_REPLY_ACTIONS"), Destination: &replyActions},
 			&ucli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error", Value: "info",
 				Sources: ucli.EnvVars("ATTN_LOG_LEVEL"), Destination: &logLevel},
 		},
@@ -67,6 +69,14 @@ func serveCommand() *ucli.Command {
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 				return fail(2, "--log-level %q: want debug, info, warn or error", logLevel)
+			}
+			switch replyActions {
+			case "on":
+				c.ReplyActions = true
+			case "off":
+				c.ReplyActions = false
+			default:
+				return fail(2, "--reply-actions %q: want on or off", replyActions)
 			}
 			log := slog.New(slog.NewTextHandler(cmd.Root().ErrWriter, &slog.HandlerOptions{Level: level}))
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

@@ -56,6 +56,7 @@ type Serve struct {
 	BuzzInterval               time.Duration // least time between audible pushes per agent
 	EscalateAfter              time.Duration // re-buzz an unanswered wait once after this; 0 = off
 	LogContent                 bool          // keep notification text in the decision log
+	ReplyActions               bool          // answer buttons on notifications, and answers from them
 	// TLSCert and TLSKey are PEM files: with them attn serves HTTPS, and
 	// may listen beyond loopback.
 	TLSCert, TLSKey string

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/attn-dev/attn/internal/agent"
 	"github.com/attn-dev/attn/internal/deliver"
 	"github.com/attn-dev/attn/internal/notification"
 	"github.com/attn-dev/attn/internal/settings"
@@ -37,7 +38,23 @@ type Config struct {
 	LogContent bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Replies mints the nonces that answer buttons carry, and forgets them
+	// when a wait clears; nil sends no buttons.
+	Replies Replies
+	// ReplyActions puts answer buttons on blocked notifications
+	// (--reply-actions; off sends none anywhere).
+	ReplyActions bool
 }
+
+// Replies mints and forgets answer nonces (implemented by *reply.Service).
+type Replies interface {
+	Mint(ctx context.Context, ref agent.PaneRef, incarnation, fingerprint string, options []int) (string, error)
+	Forget(ctx context.Context, fingerprint string)
+}
+
+// MaxActions is how many answer buttons a notification carries: Chrome
+// shows at most two (PROTOCOLS.md, "Browsers").
+const MaxActions = 2
 
 // Engine runs the stages. Handle and Tick are called by the watcher;
 // Asked, Test and Error may be called from any goroutine.
@@ -94,18 +111,25 @@ func (e *Engine) Handle(ctx context.Context, now time.Time, ts []tracker.Transit
 			c := e.candidate(t.Observation, now, blockedNotification(t, now))
 			e.mu.Lock()
 			drop := run(e.blocked, &c)
-			if drop == nil && c.Settings.EscalateAfter > 0 {
-				e.escalate[t.Fingerprint] = escalation{due: t.Since.Add(c.Settings.EscalateAfter), c: c}
-			}
 			e.mu.Unlock()
+			if drop == nil {
+				e.addActions(ctx, t, &c.N)
+			}
+			if drop == nil && c.Settings.EscalateAfter > 0 {
+				e.mu.Lock()
+				e.escalate[t.Fingerprint] = escalation{due: t.Since.Add(c.Settings.EscalateAfter), c: c}
+				e.mu.Unlock()
+			}
 			if !e.pass(ctx, c, drop) {
 				retract = append(retract, t.Fingerprint)
 			}
 		case tracker.ClearedEarly:
+			e.forget(ctx, t.Fingerprint)
 			c := e.candidate(t.Observation, now, blockedNotification(t, now))
 			e.decide(ctx, c, &Drop{Stage: "settle", Reason: ReasonAnsweredAtTerminal, Age: t.Held,
 				Detail: fmt.Sprintf("answered at the terminal %s after it appeared", round(t.Held))})
 		case tracker.Cleared:
+			e.forget(ctx, t.Fingerprint)
 			e.mu.Lock()
 			delete(e.escalate, t.Fingerprint)
 			e.mu.Unlock()
@@ -128,6 +152,35 @@ func (e *Engine) Handle(ctx context.Context, now time.Time, ts []tracker.Transit
 		}
 	}
 	return retract
+}
+
+// addActions puts the first MaxActions options on n as answer buttons with
+// a nonce minted for them. The detector has already dropped pseudo-options
+// ("Type something.", "Chat about this"); a free-text wait gets none.
+func (e *Engine) addActions(ctx context.Context, t tracker.Transition, n *notification.Notification) {
+	q := t.Reading.Question
+	if !e.cfg.ReplyActions || e.cfg.Replies == nil || q == nil || len(q.Options) == 0 || q.AnswerStyle == agent.AnswerText {
+		return
+	}
+	k := min(len(q.Options), MaxActions)
+	idx := make([]int, k)
+	for i := range k {
+		idx[i] = i
+		n.Actions = append(n.Actions, notification.Action{Label: q.Options[i], OptionIndex: i})
+	}
+	nonce, err := e.cfg.Replies.Mint(ctx, t.Ref, t.Incarnation, t.Fingerprint, idx)
+	if err != nil {
+		e.cfg.Logger.Error("cannot mint an answer nonce; sending without buttons", "pane", t.Ref.String(), "err", err)
+		n.Actions = nil
+		return
+	}
+	n.Nonce = nonce
+}
+
+func (e *Engine) forget(ctx context.Context, fingerprint string) {
+	if e.cfg.Replies != nil {
+		e.cfg.Replies.Forget(ctx, fingerprint)
+	}
 }
 
 // Tick runs what is due at now: the coalesced finished push and

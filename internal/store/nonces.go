@@ -38,7 +38,7 @@ const (
 	sqlNonceState = `SELECT used_at FROM nonces WHERE nonce = ? AND expires_at > ?`
 	sqlLiveNonce  = `SELECT nonce, incarnation, options, generation, created_at, expires_at FROM nonces
 		WHERE fingerprint = ? AND used_at = 0 AND expires_at > ? ORDER BY created_at DESC LIMIT 1`
-	sqlForgetNonces = `DELETE FROM nonces WHERE fingerprint = ?`
+	sqlForgetNonces = `DELETE FROM nonces WHERE fingerprint = ? AND used_at = 0`
 	sqlPruneNonces  = `DELETE FROM nonces WHERE expires_at <= ?`
 	sqlBumpGen      = `INSERT INTO input_generations (host, pane, generation) VALUES (?, ?, 1)
 		ON CONFLICT (host, pane) DO UPDATE SET generation = generation + 1 RETURNING generation`
@@ -102,7 +102,9 @@ func (s *Store) LiveNonce(ctx context.Context, fingerprint string, now time.Time
 	return n, nil
 }
 
-// ForgetNonces deletes every nonce of a fingerprint: its wait cleared.
+// ForgetNonces deletes the unused nonces of a fingerprint: its wait
+// cleared. Used ones stay until they expire, so a replay is told it was
+// already used.
 func (s *Store) ForgetNonces(ctx context.Context, fingerprint string) error {
 	if _, err := s.db.ExecContext(ctx, sqlForgetNonces, fingerprint); err != nil {
 		return fmt.Errorf("forget nonces: %w", err)

@@ -180,6 +180,9 @@ func TestNonceConsumedOnce(t *testing.T) {
 	if _, err := s.ConsumeNonce(ctx, "n3", now); !errors.Is(err, ErrNonceUnknown) {
 		t.Fatalf("after forget = %v", err)
 	}
+	if _, err := s.ConsumeNonce(ctx, "n1", now); !errors.Is(err, ErrNonceUsed) {
+		t.Fatalf("a used nonce after its wait cleared = %v, want ErrNonceUsed", err)
+	}
 	g1, _ := s.BumpGeneration(ctx, "box", "%1")
 	g2, _ := s.BumpGeneration(ctx, "box", "%1")
 	s.MarkTyped(ctx, "box", "%1", 1)
