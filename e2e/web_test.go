@@ -523,7 +523,7 @@ func TestWebApp(t *testing.T) {
 		n := notification.Notification{Kind: notification.KindBlocked, Title: "api", Body: "Do you want to proceed?\nclaude on " + host,
 			Tag: "block:" + host + "/" + pane, Renotify: true, Host: host, Pane: pane, Agent: "claude", Fingerprint: live.Fingerprint,
 			Question: &agent.Question{Prompt: "Do you want to proceed?", Options: []string{"Yes", "Yes, and don't ask again", "No"}},
-			Nonce: "nonce-1", Actions: []notification.Action{{Label: "Yes", OptionIndex: 0}, {Label: "Yes, and don't ask again", OptionIndex: 1}},
+			Nonce:    "nonce-1", Actions: []notification.Action{{Label: "Yes", OptionIndex: 0}, {Label: "Yes, and don't ask again", OptionIndex: 1}},
 			Created: time.Now()}
 		payload, err := n.Payload(4096)
 		if err != nil {

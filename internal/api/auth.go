@@ -129,7 +129,9 @@ func (s *Server) authenticate(r *http.Request) (principal, bool) {
 		}
 		return principal{}, false
 	}
-	s.touch(r.Context(), cred.ID)
+	if s.touch(r.Context(), cred.ID) {
+		cred.LastSeen = s.cfg.Now().UTC()
+	}
 	return principal{cred: cred}, true
 }
 
@@ -160,15 +162,19 @@ type webState struct {
 	closing   chan struct{}
 }
 
-func (s *Server) touch(ctx context.Context, id int64) {
+// touch records a credential's use, at most once per touchEvery; it
+// reports whether it did.
+func (s *Server) touch(ctx context.Context, id int64) bool {
 	now := s.cfg.Now()
 	if v, ok := s.web.touchedAt.Load(id); ok && now.Sub(v.(time.Time)) < touchEvery {
-		return
+		return false
 	}
 	s.web.touchedAt.Store(id, now)
 	if err := s.cfg.Web.Store.TouchCredential(ctx, id); err != nil {
 		s.cfg.Log.Warn("cannot record a browser's last use", "err", err)
+		return false
 	}
+	return true
 }
 
 func hashSecret(b []byte) []byte {
