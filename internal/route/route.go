@@ -2,6 +2,8 @@
 // kind choices and presence (DESIGN.md, "Devices, presence, choices"),
 // then hands the notification to the in-app channel (a visible window) or
 // to Web Push, and logs a decision for every device it does not send to.
+// Configured channels (ntfy, Telegram, …; package channel) get it too, by
+// their own kind choices.
 package route
 
 import (
@@ -11,6 +13,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/attn-dev/attn/internal/channel"
 	"github.com/attn-dev/attn/internal/deliver"
 	"github.com/attn-dev/attn/internal/inapp"
 	"github.com/attn-dev/attn/internal/notification"
@@ -48,12 +51,25 @@ type WebPush interface {
 	Enqueue(ctx context.Context, n notification.Notification, devs []store.Device) error
 }
 
+// Channels are the configured channels beyond Web Push — ntfy, Telegram,
+// Pushover, … (implemented by *channel.Dispatcher). Deliver waits for
+// every answer; Enqueue never blocks and returns the outcomes of the
+// channels whose queue was full.
+type Channels interface {
+	Targets(ctx context.Context) ([]channel.Target, error)
+	Deliver(ctx context.Context, n notification.Notification, targets []channel.Target) []deliver.DeviceOutcome
+	Enqueue(ctx context.Context, n notification.Notification, targets []channel.Target) (queued int, refused []deliver.DeviceOutcome)
+}
+
 // Router routes notifications to devices.
 type Router struct {
-	Devices    Devices
-	Presence   *presence.Registry
-	InApp      *inapp.Broker
-	WebPush    WebPush
+	Devices  Devices
+	Presence *presence.Registry
+	InApp    *inapp.Broker
+	WebPush  WebPush
+	// Channels, when set, also get every notification their kind choices
+	// take (presence is a device's and does not gate them).
+	Channels   Channels
 	Decisions  deliver.DecisionLog
 	LogContent bool
 	Log        *slog.Logger
@@ -71,12 +87,41 @@ func (r *Router) Route(ctx context.Context, n notification.Notification, wait bo
 	if err != nil {
 		return deliver.Report{Transports: []string{}, Devices: []deliver.DeviceOutcome{}, Detail: fmt.Sprintf("cannot read kind choices: %v", err)}
 	}
-	if len(devs) == 0 {
+	var targets []channel.Target
+	if r.Channels != nil {
+		if targets, err = r.Channels.Targets(ctx); err != nil {
+			r.Log.Warn("cannot read channels; sending to devices only", "err", err)
+		}
+	}
+	if len(devs) == 0 && len(targets) == 0 {
 		r.decide(ctx, n, store.Device{}, "", store.DecisionSuppressed, "no-device", "no device is registered")
 		return deliver.Summarize(nil)
 	}
 	now := r.Now()
 	var outcomes []deliver.DeviceOutcome
+	// Channels first, by their own kind choices: queued (or, with wait,
+	// sent concurrently with Web Push below).
+	var take []channel.Target
+	for _, t := range targets {
+		if n.Kind != notification.KindTest && !KindEnabled(t.Kinds, n.Kind) {
+			outcomes = append(outcomes, deliver.DeviceOutcome{Name: t.Name, Channel: t.Kind, Outcome: store.DecisionSuppressed, Detail: "kind-off"})
+			r.decide(ctx, n, store.Device{Name: t.Name}, t.Kind, store.DecisionSuppressed, "kind-off", string(n.Kind)+" is off for this channel")
+			continue
+		}
+		take = append(take, t)
+	}
+	var chOut []deliver.DeviceOutcome
+	chDone, chQueued := make(chan struct{}), false
+	switch {
+	case len(take) > 0 && wait:
+		go func() { defer close(chDone); chOut = r.Channels.Deliver(ctx, n, take) }()
+	case len(take) > 0:
+		q, refused := r.Channels.Enqueue(ctx, n, take)
+		outcomes, chQueued = append(outcomes, refused...), q > 0
+		close(chDone)
+	default:
+		close(chDone)
+	}
 	var push []store.Device
 	pane := n.Host + "/" + n.Pane
 	for _, dev := range devs {
@@ -109,7 +154,8 @@ func (r *Router) Route(ctx context.Context, n notification.Notification, wait bo
 			outcomes = append(outcomes, r.WebPush.DeliverTo(ctx, n, push).Devices...)
 		} else if err := r.WebPush.Enqueue(ctx, n, push); err != nil {
 			rep := deliver.Summarize(outcomes)
-			rep.QueueFull = errors.Is(err, deliver.ErrQueueFull)
+			// Retried only when no channel took it either (no duplicates).
+			rep.QueueFull, rep.Queued = errors.Is(err, deliver.ErrQueueFull) && !chQueued, chQueued
 			r.Log.Warn("cannot queue notification; will retry", "kind", n.Kind, "pane", pane, "err", err)
 			return rep
 		} else {
@@ -118,7 +164,11 @@ func (r *Router) Route(ctx context.Context, n notification.Notification, wait bo
 			return rep
 		}
 	}
-	return deliver.Summarize(outcomes)
+	<-chDone
+	rep := deliver.Summarize(append(outcomes, chOut...))
+	// Every channel's queue was full and nothing else took it: retried.
+	rep.Queued, rep.QueueFull = chQueued, !wait && len(take) > 0 && !chQueued && !rep.Sent
+	return rep
 }
 
 func (r *Router) decide(ctx context.Context, n notification.Notification, dev store.Device, channel, outcome, reason, detail string) {
