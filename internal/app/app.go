@@ -294,7 +294,7 @@ func (a *App) onHook(_ context.Context, ev hook.Event) {
 		log.Debug("agent hook from another tmux server: ignored", "socket", ev.TmuxSocket)
 		return
 	}
-	if !a.watcher.Hint(watch.Hint{Pane: ev.Pane, Finished: ev.Kind == hook.KindFinished}) {
+	if !a.watcher.Hint(watch.Hint{Pane: ev.Pane, Finished: ev.Kind == hook.KindFinished, Blocked: ev.Kind == hook.KindBlocked}) {
 		log.Warn("agent hook dropped: too many pending; the next poll reads the screen anyway")
 	}
 }

@@ -62,7 +62,7 @@ func Sentence(d store.Decision) string {
 		return "not sent: runaway ceiling, " + d.Detail
 	case "muted":
 		return "not sent: the pane is muted " + d.Detail
-	case "project-muted", "project-kinds":
+	case "project-muted", "project-kinds", "hook-contradicted":
 		return "not sent: " + d.Detail
 	case "coalesced":
 		return "held: " + d.Detail

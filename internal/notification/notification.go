@@ -83,12 +83,17 @@ func (n *Notification) Topic() string {
 }
 
 // URL is the web app path that shows this notification's pane, or "/"
-// when it names no pane.
+// when it names no pane. A free-text wait opens the card with its composer
+// focused (?compose=1).
 func (n *Notification) URL() string {
 	if n.Pane == "" {
 		return "/"
 	}
-	return "/panes/" + url.PathEscape(n.Host) + "/" + url.PathEscape(n.Pane)
+	u := "/panes/" + url.PathEscape(n.Host) + "/" + url.PathEscape(n.Pane)
+	if n.Kind == KindBlocked && n.Question != nil && n.Question.AnswerStyle == agent.AnswerText {
+		u += "?compose=1"
+	}
+	return u
 }
 
 // payload is the JSON a service worker receives.

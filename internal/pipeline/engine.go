@@ -128,6 +128,10 @@ func (e *Engine) Handle(ctx context.Context, now time.Time, ts []tracker.Transit
 			c := e.candidate(t.Observation, now, blockedNotification(t, now))
 			e.decide(ctx, c, &Drop{Stage: "settle", Reason: ReasonAnsweredAtTerminal, Age: t.Held,
 				Detail: fmt.Sprintf("answered at the terminal %s after it appeared", round(t.Held))})
+		case tracker.HookContradicted:
+			c := e.candidate(t.Observation, now, notification.Notification{Kind: notification.KindBlocked, Name: t.Name})
+			e.decide(ctx, c, &Drop{Stage: "hook", Reason: ReasonHookContradicted, Age: t.Held,
+				Detail: fmt.Sprintf("the agent's hook said it was blocked, but the screen shows it %s", t.Reading.Status)})
 		case tracker.Cleared:
 			e.forget(ctx, t.Fingerprint)
 			e.mu.Lock()

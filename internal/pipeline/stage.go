@@ -49,4 +49,5 @@ const (
 	ReasonCoalesced          = "coalesced"
 	ReasonErrorRate          = "error-rate"
 	ReasonQueueFull          = "queue-full"
+	ReasonHookContradicted   = "hook-contradicted"
 )

@@ -42,7 +42,14 @@ const (
 	Cleared
 	// Finished: the agent went from working to idle: a turn ended.
 	Finished
+	// HookContradicted: an agent hook said blocked, and the screen did not
+	// agree within HookGrace. Nothing is sent; the decision is logged.
+	HookContradicted
 )
+
+// HookGrace is how long the screen has to agree with a hook that says
+// blocked before the hook is dropped as contradicted.
+const HookGrace = 3 * time.Second
 
 // Transition is one change the pipeline acts on.
 type Transition struct {
@@ -88,6 +95,7 @@ type Tracker struct {
 	status   map[agent.PaneRef]agent.Status // last status per pane, for Finished
 	last     map[agent.PaneRef]Observation  // last observation per pane
 	finished map[agent.PaneRef]time.Time    // when a turn last ended per pane
+	hooked   map[agent.PaneRef]time.Time    // when a hook last said the pane is blocked
 }
 
 // FinishedDedup is how close a hook's "finished" and the screen's working
@@ -98,6 +106,7 @@ type candidate struct {
 	fingerprint string
 	since       time.Time // when the pane turned blocked
 	stable      time.Time // when this fingerprint first appeared
+	confirmed   bool      // a hook said blocked and the screen agrees: no settle wait
 	obs         Observation
 }
 
@@ -115,6 +124,7 @@ func New(ctx context.Context, settle SettleFunc, set NotifiedSet, log *slog.Logg
 		status:   map[agent.PaneRef]agent.Status{},
 		last:     map[agent.PaneRef]Observation{},
 		finished: map[agent.PaneRef]time.Time{},
+		hooked:   map[agent.PaneRef]time.Time{},
 	}
 	for _, r := range rows {
 		t.notified[r.Fingerprint] = r
@@ -139,6 +149,11 @@ func (t *Tracker) Observe(ctx context.Context, host string, now time.Time, panes
 		if known && prev == agent.StatusWorking && o.Reading.Status == agent.StatusIdle && t.turnEnded(o.Ref, now) {
 			out = append(out, Transition{Kind: Finished, Observation: o})
 		}
+		hookedAt, hooked := t.hooked[o.Ref]
+		if hooked && o.Reading.Status != agent.StatusBlocked && now.Sub(hookedAt) >= HookGrace {
+			delete(t.hooked, o.Ref)
+			out = append(out, Transition{Kind: HookContradicted, Observation: o, Since: hookedAt, Held: now.Sub(hookedAt)})
+		}
 		if o.Reading.Status != agent.StatusBlocked {
 			if c, ok := t.pending[o.Ref]; ok {
 				delete(t.pending, o.Ref)
@@ -149,6 +164,7 @@ func (t *Tracker) Observe(ctx context.Context, host string, now time.Time, panes
 		}
 		fp := agent.Fingerprint(o.Ref, o.Incarnation, o.Reading.Question, o.Reading.Headline)
 		current[o.Ref] = fp
+		delete(t.hooked, o.Ref) // the screen agrees with any hook
 		if _, done := t.notified[fp]; done {
 			delete(t.pending, o.Ref)
 			continue
@@ -162,9 +178,14 @@ func (t *Tracker) Observe(ctx context.Context, host string, now time.Time, panes
 			// the new fingerprint must hold still anew; the wait began earlier.
 			c.fingerprint, c.stable = fp, now
 		}
+		if hooked {
+			// The hook and the screen describe one prompt: one occurrence,
+			// announced at once.
+			c.confirmed = true
+		}
 		c.obs = o
 		t.pending[o.Ref] = c
-		if now.Sub(c.stable) < t.settle(o) {
+		if !c.confirmed && now.Sub(c.stable) < t.settle(o) {
 			continue
 		}
 		a := store.Announced{Fingerprint: fp, Host: o.Ref.Host, Pane: o.Ref.Pane, At: now}
@@ -197,6 +218,11 @@ func (t *Tracker) sweep(ctx context.Context, host string, now time.Time, seen ma
 	for ref := range t.status {
 		if ref.Host == host && !seen[ref] {
 			delete(t.status, ref)
+		}
+	}
+	for ref := range t.hooked {
+		if ref.Host == host && !seen[ref] {
+			delete(t.hooked, ref)
 		}
 	}
 	for fp, a := range t.notified {
@@ -267,6 +293,14 @@ func (t *Tracker) HookFinished(ref agent.PaneRef, now time.Time) []Transition {
 		o = Observation{Ref: ref, Name: ref.Pane}
 	}
 	return []Transition{{Kind: Finished, Observation: o}}
+}
+
+// HookBlocked takes an agent hook's word that pane ref is blocked now. The
+// screen stays the truth: once it shows the prompt, the wait is announced
+// without the settle wait; if it does not within HookGrace, a
+// HookContradicted transition says so.
+func (t *Tracker) HookBlocked(ref agent.PaneRef, now time.Time) {
+	t.hooked[ref] = now
 }
 
 // Retract forgets an announcement that could not be handed on (the

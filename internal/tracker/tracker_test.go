@@ -297,3 +297,42 @@ func TestSinceIsWhenTheWaitBegan(t *testing.T) {
 		t.Fatalf("got %+v, want one settled with Since = the first blocked frame", got)
 	}
 }
+
+func TestHookBlockedSkipsSettleOnceTheScreenAgrees(t *testing.T) {
+	b := newTestBlocked(t, newMemSet())
+	ctx := context.Background()
+	b.Observe(ctx, "box", t0, []Observation{workingObs()})
+	b.HookBlocked(paneA, t0.Add(time.Second))
+	// The screen still draws the old frame: nothing yet, no contradiction.
+	if got := b.Observe(ctx, "box", t0.Add(1500*time.Millisecond), []Observation{workingObs()}); len(got) != 0 {
+		t.Fatalf("transitions %v", kinds(got))
+	}
+	got := b.Observe(ctx, "box", t0.Add(2*time.Second), []Observation{blockedObs(proceed)})
+	if fmt.Sprint(kinds(got)) != fmt.Sprint([]Kind{Settled}) {
+		t.Fatalf("transitions %v: want the wait announced at once", kinds(got))
+	}
+	// Later the backup hook for the same prompt: one occurrence, no repeat,
+	// and no contradiction once the prompt is answered.
+	b.HookBlocked(paneA, t0.Add(8*time.Second))
+	if got := settled(b.Observe(ctx, "box", t0.Add(9*time.Second), []Observation{blockedObs(proceed)})); len(got) != 0 {
+		t.Fatalf("repeat: %v", got)
+	}
+	got = b.Observe(ctx, "box", t0.Add(30*time.Second), []Observation{workingObs()})
+	if fmt.Sprint(kinds(got)) != fmt.Sprint([]Kind{Cleared}) {
+		t.Fatalf("transitions %v", kinds(got))
+	}
+}
+
+func TestHookContradictedByTheScreen(t *testing.T) {
+	b := newTestBlocked(t, newMemSet())
+	ctx := context.Background()
+	b.HookBlocked(paneA, t0)
+	b.Observe(ctx, "box", t0.Add(time.Second), []Observation{workingObs()})
+	got := b.Observe(ctx, "box", t0.Add(HookGrace), []Observation{workingObs()})
+	if len(got) != 1 || got[0].Kind != HookContradicted || got[0].Held != HookGrace {
+		t.Fatalf("transitions %+v", got)
+	}
+	if got := b.Observe(ctx, "box", t0.Add(10*time.Second), []Observation{workingObs()}); len(got) != 0 {
+		t.Fatalf("reported twice: %v", kinds(got))
+	}
+}

@@ -30,6 +30,7 @@ type Panes interface {
 type Tracker interface {
 	Observe(ctx context.Context, host string, now time.Time, panes []tracker.Observation) []tracker.Transition
 	HookFinished(ref agent.PaneRef, now time.Time) []tracker.Transition
+	HookBlocked(ref agent.PaneRef, now time.Time)
 	Retract(ctx context.Context, fingerprint string)
 }
 
@@ -38,6 +39,7 @@ type Tracker interface {
 type Hint struct {
 	Pane     string // tmux pane id, e.g. "%3"
 	Finished bool   // the agent says its turn ended
+	Blocked  bool   // the agent says it waits on the person now
 }
 
 // Engine decides on transitions (implemented by *pipeline.Engine).
@@ -98,9 +100,12 @@ func (w *Watcher) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		case h := <-hints:
-			if h.Finished {
-				now := w.Now()
-				w.Engine.Handle(ctx, now, w.Tracker.HookFinished(agent.PaneRef{Host: w.Host, Pane: h.Pane}, now))
+			now, ref := w.Now(), agent.PaneRef{Host: w.Host, Pane: h.Pane}
+			switch {
+			case h.Finished:
+				w.Engine.Handle(ctx, now, w.Tracker.HookFinished(ref, now))
+			case h.Blocked:
+				w.Tracker.HookBlocked(ref, now)
 			}
 		}
 	}

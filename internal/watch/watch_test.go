@@ -46,6 +46,8 @@ func (f *fakeTracker) Observe(_ context.Context, _ string, _ time.Time, panes []
 
 func (f *fakeTracker) HookFinished(agent.PaneRef, time.Time) []tracker.Transition { return nil }
 
+func (f *fakeTracker) HookBlocked(agent.PaneRef, time.Time) {}
+
 func (f *fakeTracker) Retract(_ context.Context, fp string) { f.retracted = append(f.retracted, fp) }
 
 type fakeEngine struct {
