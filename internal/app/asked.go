@@ -29,9 +29,12 @@ type askedBuilder struct {
 // build titles an explicit notify with the calling agent's name, resolved
 // from its pane id; unresolvable → titled "attn" and why says so.
 func (b *askedBuilder) build(ctx context.Context, req api.NotifyRequest) (notification.Notification, string) {
-	title, why := req.Title, ""
-	if title == "" && req.Pane != "" {
-		title, why = b.paneName(ctx, req.Pane)
+	title, why, pane := req.Title, "", req.Pane
+	if title == "" && pane != "" {
+		title, why = b.paneName(ctx, pane)
+		if why != "" {
+			pane = "" // unresolvable: the notification names no pane
+		}
 	}
 	if title == "" {
 		title = "attn"
@@ -41,7 +44,7 @@ func (b *askedBuilder) build(ctx context.Context, req api.NotifyRequest) (notifi
 		Title:   clip(title, maxAskedTitle),
 		Body:    clip(req.Message, maxAskedMessage),
 		Host:    b.host,
-		Pane:    req.Pane,
+		Pane:    pane,
 		Urgency: "normal",
 		TTL:     askedTTL,
 		Created: b.now(),
