@@ -44,6 +44,17 @@ type Config struct {
 	// ReplyActions puts answer buttons on blocked notifications
 	// (--reply-actions; off sends none anywhere).
 	ReplyActions bool
+	// Clearer takes back what channels showed for a wait once it clears;
+	// nil clears nothing.
+	Clearer Clearer
+}
+
+// Clearer clears or edits, on the channels that can, the messages shown
+// for a fingerprint whose wait cleared — ntfy sequence clear, Telegram
+// edit, FCM dismiss, Pushover receipt cancel (implemented by
+// *channel.Dispatcher). It must not block: the watcher calls it.
+type Clearer interface {
+	Clear(ctx context.Context, fingerprint string)
 }
 
 // Replies mints and forgets answer nonces (implemented by *reply.Service).
@@ -134,6 +145,9 @@ func (e *Engine) Handle(ctx context.Context, now time.Time, ts []tracker.Transit
 				Detail: fmt.Sprintf("the agent's hook said it was blocked, but the screen shows it %s", t.Reading.Status)})
 		case tracker.Cleared:
 			e.forget(ctx, t.Fingerprint)
+			if e.cfg.Clearer != nil {
+				e.cfg.Clearer.Clear(ctx, t.Fingerprint)
+			}
 			e.mu.Lock()
 			delete(e.escalate, t.Fingerprint)
 			e.mu.Unlock()
