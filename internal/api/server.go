@@ -69,6 +69,9 @@ type Config struct {
 	Board     *board.Board
 	Replies   Replies
 	Audit     Audit
+	// Channels manages ntfy, Telegram, … channels (channels.go); nil
+	// answers 503.
+	Channels Channels
 	// Host is this host's name: a pane given without a host is on it, and
 	// "local" is its alias.
 	Host string
@@ -127,6 +130,12 @@ func New(cfg Config) *Server {
 	s.route("GET /api/events", true, s.events)
 	s.route("POST /api/push/answer", false, s.answer)
 	s.route("GET /api/audit", true, s.audit)
+	s.route("GET /api/channels", true, s.listChannels)
+	s.route("POST /api/channels", true, s.addChannel)
+	s.route("PATCH /api/channels/{name}", true, s.patchChannel)
+	s.route("DELETE /api/channels/{name}", true, s.removeChannel)
+	s.route("POST /api/channels/{name}/test", true, s.testChannel)
+	s.route("POST /api/channels/{name}/tokens", true, s.addChannelToken)
 	s.routeWeb()
 	return s
 }

@@ -234,6 +234,9 @@ var tags = map[notification.Kind][]string{
 	notification.KindTest:     {"test_tube"},
 }
 
+// SurfaceHeader names the answering surface to attn's answer endpoint.
+const SurfaceHeader = "X-Attn-Surface"
+
 // SequenceID is the sequence id of a tag: "attn-" and 24 hex digits of
 // its SHA-256 (ntfy ids are at most 64 of [-_A-Za-z0-9]).
 func SequenceID(tag string) string {
@@ -257,7 +260,7 @@ func (c *Channel) Body(m channel.Message) Publish {
 			OptionIndex int    `json:"option_index"`
 		}{m.Nonce, a.OptionIndex})
 		p.Actions = append(p.Actions, Action{Action: "http", Label: a.Label, URL: a.AnswerURL, Method: http.MethodPost,
-			Headers: map[string]string{"Content-Type": "application/json"}, Body: string(body), Clear: true})
+			Headers: map[string]string{"Content-Type": "application/json", SurfaceHeader: "ntfy"}, Body: string(body), Clear: true})
 	}
 	if m.Click != "" && len(p.Actions) < 3 && len(p.Actions) > 0 {
 		p.Actions = append(p.Actions, Action{Action: "view", Label: "Open", URL: m.Click})

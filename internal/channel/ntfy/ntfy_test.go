@@ -63,8 +63,8 @@ func TestPublishJSONExactly(t *testing.T) {
 	}
 	want := `{"topic":"attn-topic_1","message":"Allow ` + "`rm -rf build`" + `?\nclaude on box","title":"Café ☕ déploiement 🚀","priority":4,` +
 		`"tags":["raising_hand"],"click":"https://attn.example.org/panes/box/%253","actions":[` +
-		`{"action":"http","label":"Yes","url":"https://attn.example.org/api/push/answer","method":"POST","headers":{"Content-Type":"application/json"},"body":"{\"nonce\":\"N0nce_abc-123\",\"option_index\":0}","clear":true},` +
-		`{"action":"http","label":"No","url":"https://attn.example.org/api/push/answer","method":"POST","headers":{"Content-Type":"application/json"},"body":"{\"nonce\":\"N0nce_abc-123\",\"option_index\":2}","clear":true},` +
+		`{"action":"http","label":"Yes","url":"https://attn.example.org/api/push/answer","method":"POST","headers":{"Content-Type":"application/json","X-Attn-Surface":"ntfy"},"body":"{\"nonce\":\"N0nce_abc-123\",\"option_index\":0}","clear":true},` +
+		`{"action":"http","label":"No","url":"https://attn.example.org/api/push/answer","method":"POST","headers":{"Content-Type":"application/json","X-Attn-Surface":"ntfy"},"body":"{\"nonce\":\"N0nce_abc-123\",\"option_index\":2}","clear":true},` +
 		`{"action":"view","label":"Open","url":"https://attn.example.org/panes/box/%253","clear":false}],` +
 		`"sequence_id":"` + SequenceID("block:box/%3") + `"}`
 	if string(r.Body) != want {
