@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,17 +11,20 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/serviceworker"
 	"github.com/chromedp/chromedp"
 
 	"github.com/attn-dev/attn/internal/agent"
 	"github.com/attn-dev/attn/internal/notification"
+	"github.com/attn-dev/attn/internal/webpush"
 )
 
 // chromiumPath is Debian's Chromium, which the tests drive.
@@ -624,4 +628,142 @@ func (b *browserTab) serviceWorker(t *testing.T, origin string) context.Context 
 	}
 	t.Fatalf("no service worker target for %s/sw.js among %d targets", origin, len(infos))
 	return nil
+}
+
+// fakePushService stands in for the browser's own push service, which
+// headless Chromium cannot reach here: PushManager's getSubscription and
+// subscribe hand out subscriptions that the test made with web-push-testing
+// (localStorage "fakePush" is the current one, "fakePushNext" the one the
+// next subscribe returns). It also records the app's API calls.
+const fakePushService = `(() => {
+  const b64 = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf)));
+  const current = () => JSON.parse(localStorage.getItem("fakePush") || "null");
+  const make = (s) => s && {
+    endpoint: s.endpoint,
+    options: { applicationServerKey: Uint8Array.from(atob(s.appKey), (c) => c.charCodeAt(0)).buffer },
+    toJSON: () => ({ endpoint: s.endpoint, expirationTime: null, keys: s.keys }),
+    unsubscribe: async () => { localStorage.removeItem("fakePush"); return true; },
+  };
+  PushManager.prototype.getSubscription = async function () { return make(current()); };
+  PushManager.prototype.subscribe = async function (opts) {
+    const next = JSON.parse(localStorage.getItem("fakePushNext") || "null");
+    if (!next) throw new Error("no push service");
+    localStorage.setItem("fakePush", JSON.stringify({ ...next, appKey: b64(opts.applicationServerKey) }));
+    localStorage.removeItem("fakePushNext");
+    return make(current());
+  };
+  window.__calls = [];
+  const f = window.fetch;
+  window.fetch = function (url, init) {
+    window.__calls.push(((init && init.method) || "GET") + " " + url);
+    return f.apply(this, arguments);
+  };
+})()`
+
+// TestWebSubscription: the app re-sends its subscription at every start,
+// remakes it when it was made with another VAPID key, and Settings turns
+// notifications off and on (the permission asked from the tap).
+func TestWebSubscription(t *testing.T) {
+	ps := startPushService(t)
+	tm := startTmux(t)
+	d := startDaemon(t, t.TempDir(), tm.socket)
+	b := startBrowser(t)
+	b.pair(t, d)
+	if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: fakePushService}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.CallBrowser(b.ctx, browser.SetPermission, browser.SetPermissionParams{
+		Permission: &browser.PermissionDescriptor{Name: "notifications"}, Setting: browser.PermissionSettingGranted, Origin: d.base,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The browser holds a subscription made with an old key.
+	old, err := webpush.GenerateVAPIDKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldSub := ps.subscribe(t, old.PublicKeyBase64())
+	oldKey, _ := base64.RawURLEncoding.DecodeString(old.PublicKeyBase64())
+	newSub := ps.subscribe(t, d.vapidKey(t))
+	setSubs := func(current *subscription, currentKey []byte, next *subscription) {
+		t.Helper()
+		js := `localStorage.clear();`
+		if current != nil {
+			v, _ := json.Marshal(map[string]any{"endpoint": current.Endpoint, "keys": current.Keys, "appKey": base64.StdEncoding.EncodeToString(currentKey)})
+			js += fmt.Sprintf(`localStorage.setItem("fakePush", %q);`, v)
+		}
+		if next != nil {
+			v, _ := json.Marshal(map[string]any{"endpoint": next.Endpoint, "keys": next.Keys})
+			js += fmt.Sprintf(`localStorage.setItem("fakePushNext", %q);`, v)
+		}
+		b.eval(t, js+"true", nil)
+	}
+	type device struct {
+		ID          int64  `json:"device_id"`
+		Name        string `json:"name"`
+		PushService string `json:"push_service"`
+	}
+	devices := func() []device {
+		var out struct {
+			Devices []device `json:"devices"`
+		}
+		postJSON(t, "GET", d.base+"/api/devices", d.token, nil, &out)
+		return out.Devices
+	}
+	session := func() (deviceID int64) {
+		var s struct {
+			Credential struct {
+				DeviceID int64 `json:"device_id"`
+			} `json:"credential"`
+		}
+		b.eval(t, `fetch("/api/session").then(r => r.json())`, &s)
+		return s.Credential.DeviceID
+	}
+	setSubs(&oldSub, oldKey, &newSub)
+	b.do(t, chromedp.Navigate(d.base+"/settings"))
+	b.wait(t, "the new subscription", `JSON.parse(localStorage.getItem("fakePush") || "{}").endpoint === `+fmt.Sprintf("%q", newSub.Endpoint))
+	b.wait(t, "notifications on", `document.querySelector("#push-status") && document.querySelector("#push-status").innerText.startsWith("On")`)
+	devs := devices()
+	if len(devs) != 1 || devs[0].Name != "Chrome on Linux" || session() != devs[0].ID {
+		t.Fatalf("devices = %+v, session device %d", devs, session())
+	}
+	var calls []string
+	b.eval(t, `window.__calls`, &calls)
+	if !slices.Contains(calls, "DELETE /api/push/subscribe") || !slices.Contains(calls, "POST /api/push/subscribe") {
+		t.Fatalf("calls at start = %q", calls)
+	}
+
+	// The next start re-sends the same subscription: no new device.
+	b.do(t, chromedp.Navigate(d.base+"/"))
+	b.wait(t, "the subscription re-sent", `window.__calls.includes("POST /api/push/subscribe")`)
+	b.wait(t, "the stream for the device", `document.documentElement.dataset.live === "1"`)
+	b.eval(t, `window.__calls`, &calls)
+	if slices.Contains(calls, "DELETE /api/push/subscribe") || len(devices()) != 1 {
+		t.Fatalf("calls at the second start = %q, devices %+v", calls, devices())
+	}
+
+	// Settings: turn off, then on again with a tap.
+	b.do(t, chromedp.Navigate(d.base+"/settings"))
+	b.wait(t, "the off button", `document.querySelector("#push-off") && !document.querySelector("#push-off").disabled`)
+	b.do(t, chromedp.Click(chromedp.CSS("#push-off")))
+	b.wait(t, "notifications off", `document.querySelector("#push-on") && document.querySelector("#push-status").innerText.startsWith("Off")`)
+	if devs := devices(); len(devs) != 0 || session() != 0 {
+		t.Fatalf("after turning off: devices %+v, session device %d", devs, session())
+	}
+	again := ps.subscribe(t, d.vapidKey(t))
+	setSubs(nil, nil, &again)
+	b.do(t, chromedp.Click(chromedp.CSS("#push-on")))
+	b.wait(t, "notifications on again", `document.querySelector("#push-off") && document.querySelector("#push-status").innerText.startsWith("On")`)
+	if devs := devices(); len(devs) != 1 || session() != devs[0].ID {
+		t.Fatalf("after turning on: devices %+v, session device %d", devs, session())
+	}
+	// The device gets pushes once no window is open.
+	b.do(t, chromedp.Navigate("about:blank"))
+	d.out.waitCount(t, regexp.MustCompile(`msg="web app window closed" device=[1-9]`), 1, 10*time.Second)
+	if code, out, stderr := d.cli(t, "", "notify", "hello phone"); code != 0 || out != "sent \"attn\" via webpush\n" {
+		t.Fatalf("notify: code %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if m := decode(t, ps.waitMessages(t, again.ClientHash, 1, 10*time.Second)[0]); m.Body != "hello phone" {
+		t.Fatalf("push = %+v", m)
+	}
 }

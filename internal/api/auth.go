@@ -70,20 +70,6 @@ const CredentialMaxAge = 400 * 24 * time.Hour
 // touchEvery bounds how often a credential's last-seen time is written.
 const touchEvery = time.Minute
 
-// Errors of browser sign-in.
-var (
-	errPairingMissing = &Error{http.StatusBadRequest, 40011, "code is missing: open the whole link `attn pair` printed"}
-	errPairingUnknown = &Error{http.StatusForbidden, 40303, "this pairing link is not valid: run `attn pair` for a new one"}
-	errPairingUsed    = &Error{http.StatusGone, 41001, "this pairing link was already used (a link works once): run `attn pair` for a new one"}
-	errPairingExpired = &Error{http.StatusGone, 41002, "this pairing link expired (a link works for 10 minutes): run `attn pair` for a new one"}
-	errBearerOnly     = &Error{http.StatusForbidden, 40304, "only the daemon's API token may do this: run `attn pair` on the machine where `attn serve` runs"}
-	errBrowserOnly    = &Error{http.StatusBadRequest, 40012, "this acts on a signed-in browser's own credential; the API token has none"}
-	errNoOrigin       = &Error{http.StatusForbidden, 40305, "a browser request that changes something must carry an Origin header"}
-	errNotYourDevice  = &Error{http.StatusForbidden, 40306, "that device is not the one this browser registered: omit device or pass this browser's own"}
-	errNoCredential   = &Error{http.StatusNotFound, 40405, "no signed-in browser with that id: GET /api/credentials lists them"}
-	errBadCredential  = &Error{http.StatusBadRequest, 40013, "credential id must be a number, as GET /api/credentials lists them"}
-)
-
 // principal is who made a request: the bearer token, or a browser's
 // credential.
 type principal struct {

@@ -10,6 +10,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -186,7 +189,7 @@ func TestRedeemRefusals(t *testing.T) {
 	}{
 		{"no origin", req{method: "POST", path: "/api/pair/redeem", body: `{"code":"` + w.mintCode(t) + `"}`}, 403, 40305, "Origin"},
 		{"foreign origin", req{method: "POST", path: "/api/pair/redeem", body: `{"code":"` + w.mintCode(t) + `"}`, origin: "https://evil.example"}, 403, 40301, ""},
-		{"missing code", req{method: "POST", path: "/api/pair/redeem", body: `{}`, origin: selfOrigin}, 400, 40011, "attn pair"},
+		{"missing code", req{method: "POST", path: "/api/pair/redeem", body: `{}`, origin: selfOrigin}, 400, 40021, "attn pair"},
 		{"malformed code", req{method: "POST", path: "/api/pair/redeem", body: `{"code":"not a code"}`, origin: selfOrigin}, 403, 40303, "attn pair"},
 		{"unknown code", req{method: "POST", path: "/api/pair/redeem", body: `{"code":"AAAAAAAAAAAAAAAAAAAAAA"}`, origin: selfOrigin}, 403, 40303, "attn pair"},
 		{"reused code", req{method: "POST", path: "/api/pair/redeem", body: `{"code":"` + used + `"}`, origin: selfOrigin}, 410, 41001, "already used"},
@@ -278,7 +281,7 @@ func TestBrowserWritesNeedOrigin(t *testing.T) {
 		t.Fatalf("same origin: %d %s", rec.Code, rec.Body)
 	}
 	// The API token acts without an Origin (the CLI), but has no session.
-	if rec := w.do(req{method: "PATCH", path: "/api/session", body: body, bearer: true}); rec.Code != 400 || bodyCode(t, rec) != 40012 {
+	if rec := w.do(req{method: "PATCH", path: "/api/session", body: body, bearer: true}); rec.Code != 400 || bodyCode(t, rec) != 40022 {
 		t.Fatalf("bearer session patch: %d %s", rec.Code, rec.Body)
 	}
 	// Linking a device that does not exist.
@@ -298,7 +301,7 @@ func TestRevoke(t *testing.T) {
 	if rec := w.do(req{method: "PATCH", path: "/api/session", body: `{"device_id":1}`, cookie: phone, origin: selfOrigin}); rec.Code != 200 {
 		t.Fatalf("link: %d %s", rec.Code, rec.Body)
 	}
-	for path, want := range map[string]float64{"/api/credentials/x": 40013, "/api/credentials/99": 40405} {
+	for path, want := range map[string]float64{"/api/credentials/x": 40023, "/api/credentials/99": 40405} {
 		if rec := w.do(req{method: "DELETE", path: path, bearer: true}); bodyCode(t, rec) != want {
 			t.Errorf("DELETE %s: %d %s", path, rec.Code, rec.Body)
 		}
@@ -514,5 +517,34 @@ func TestEventStream(t *testing.T) {
 	w.s.CloseStreams()
 	if _, err := io.ReadAll(resp.Body); err != nil {
 		t.Fatalf("stream after CloseStreams: %v", err)
+	}
+}
+
+// TestErrorCodesAreUnique: clients match on codes, so no two errors of
+// the catalog share one.
+func TestErrorCodesAreUnique(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`&Error\{http\.\w+, (\d+),`)
+	seen := map[string]string{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(src), -1) {
+			if prev, dup := seen[m[1]]; dup {
+				t.Errorf("error code %s is used in %s and %s", m[1], prev, f)
+			}
+			seen[m[1]] = f
+		}
+	}
+	if len(seen) < 20 {
+		t.Fatalf("found only %d error codes", len(seen))
 	}
 }
