@@ -23,6 +23,10 @@ var (
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
 
+// ValidName reports whether name may name a channel: 1 to 40 letters,
+// digits, '.', '_' or '-', starting with a letter or digit.
+func ValidName(name string) bool { return validName.MatchString(name) }
+
 // View is a channel as `attn channel list` shows it: never its secrets.
 type View struct {
 	Name string `json:"name"`
@@ -76,7 +80,7 @@ func (d *Dispatcher) List(ctx context.Context) ([]View, error) {
 // ErrBadURL (wrapping what to write), ErrNameTaken, or why the channel
 // cannot be opened (a credentials file that cannot be read).
 func (d *Dispatcher) Add(ctx context.Context, name, rawURL string, kinds map[string]*bool) (View, error) {
-	if !validName.MatchString(name) {
+	if !ValidName(name) {
 		return View{}, fmt.Errorf("%q: %w", name, ErrBadName)
 	}
 	if d.opt.Parse == nil || d.opt.Open == nil {

@@ -54,6 +54,7 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 			hookCommand(stdio),
 			notifyCommand(stdio),
 			devicesCommand(stdio),
+			channelCommand(stdio),
 			testCommand(stdio),
 			whyCommand(stdio),
 			auditCommand(stdio),
