@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/attn-dev/attn/internal/fixtures"
 )
 
 // repoRoot is the module root (where go.mod is).
@@ -37,21 +39,7 @@ func repoRoot(t *testing.T) string {
 }
 
 // fixture returns the path of a shared screen fixture.
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	if d := os.Getenv("ATTN_FIXTURES"); d != "" {
-		return filepath.Join(d, "screens", name)
-	}
-	for dir := repoRoot(t); ; dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, "shared", "fixtures", "screens", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		if dir == filepath.Dir(dir) {
-			t.Fatalf("fixture %s not found: set ATTN_FIXTURES to the shared/fixtures directory", name)
-		}
-	}
-}
+func fixture(t *testing.T, name string) string { return fixtures.ScreenPath(t, name) }
 
 var (
 	buildOnce sync.Once

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/attn-dev/attn/internal/fixtures"
 )
 
 func run(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -33,24 +35,8 @@ func TestHelpEverywhere(t *testing.T) {
 	}
 }
 
-func findFixtures(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("ATTN_FIXTURES"); d != "" {
-		return filepath.Join(d, "screens")
-	}
-	dir, _ := os.Getwd()
-	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, "shared", "fixtures", "screens")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Fatal("shared/fixtures/screens not found: set ATTN_FIXTURES")
-	return ""
-}
-
 func TestDetectPrintsFixtureShape(t *testing.T) {
-	dir := findFixtures(t)
+	dir := filepath.Join(fixtures.Dir(t), "screens")
 	code, out, errOut := run(t, "", "detect", "--title", "✳ Claude Code", filepath.Join(dir, "claude-bash-permission.txt"))
 	if code != 0 {
 		t.Fatalf("code %d: %s", code, errOut)

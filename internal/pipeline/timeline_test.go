@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/attn-dev/attn/internal/deliver"
+	"github.com/attn-dev/attn/internal/fixtures"
 	"github.com/attn-dev/attn/internal/notification"
 	"github.com/attn-dev/attn/internal/pipeline"
 	"github.com/attn-dev/attn/internal/settings"
@@ -27,24 +28,8 @@ import (
 // real watcher, tracker and engine, on virtual time (testing/synctest),
 // and a router that records what reached it and when.
 
-// screens are real-shaped pane screens from the shared fixtures.
-var screens = map[string]string{}
-
-func screen(t *testing.T, name string) string {
-	t.Helper()
-	if s, ok := screens[name]; ok {
-		return s
-	}
-	dir, _ := os.Getwd()
-	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		if b, err := os.ReadFile(filepath.Join(dir, "shared", "fixtures", "screens", name+".txt")); err == nil {
-			screens[name] = string(b)
-			return string(b)
-		}
-	}
-	t.Fatalf("fixture %s not found", name)
-	return ""
-}
+// screen returns a real-shaped pane screen from the shared fixtures.
+func screen(t *testing.T, name string) string { return fixtures.Screen(t, name) }
 
 // panes is a fake tmux server: pane id → (title, screen).
 type panes struct {

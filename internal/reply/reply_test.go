@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/attn-dev/attn/internal/agent"
 	"github.com/attn-dev/attn/internal/detect"
+	"github.com/attn-dev/attn/internal/fixtures"
 	"github.com/attn-dev/attn/internal/source/tmux"
 	"github.com/attn-dev/attn/internal/store"
 )
@@ -37,18 +36,7 @@ type menu struct {
 
 func newMenu(t *testing.T) *menu {
 	t.Helper()
-	dir, _ := os.Getwd()
-	var b []byte
-	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		var err error
-		if b, err = os.ReadFile(filepath.Join(dir, "shared", "fixtures", "screens", "claude-bash-permission.txt")); err == nil {
-			break
-		}
-	}
-	if b == nil {
-		t.Fatal("fixture claude-bash-permission.txt not found")
-	}
-	m := &menu{lines: strings.Split(string(b), "\n"), command: "claude", pid: "100"}
+	m := &menu{lines: strings.Split(fixtures.Screen(t, "claude-bash-permission"), "\n"), command: "claude", pid: "100"}
 	for i, l := range m.lines {
 		if strings.Contains(l, "1. Yes") || strings.Contains(l, "2. Yes, and") || strings.Contains(l, "3. No") {
 			m.rows = append(m.rows, i)

@@ -4,12 +4,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/attn-dev/attn/internal/agent"
+	"github.com/attn-dev/attn/internal/fixtures"
 	"github.com/attn-dev/attn/internal/source/tmux"
 	"github.com/attn-dev/attn/internal/tracker"
 )
@@ -67,25 +66,13 @@ type count int
 
 func (c count) CountDevices(context.Context) (int, error) { return int(c), nil }
 
-func readFixture(t *testing.T, name string) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		if b, err := os.ReadFile(filepath.Join(dir, "shared", "fixtures", "screens", name)); err == nil {
-			return string(b)
-		}
-	}
-	t.Fatalf("fixture %s not found above %s", name, dir)
-	return ""
-}
-
 func newWatcher(t *testing.T, devices int) (*Watcher, *fakePanes, *fakeTracker, *fakeEngine) {
 	panes := &fakePanes{
 		panes: []tmux.Pane{
 			{ID: "%3", PID: "42", Title: "✳ Claude Code", WindowName: "api", Command: "claude", Path: "/home/dev/api"},
 			{ID: "%4", PID: "43", Title: "bash", WindowName: "sh", Command: "bash", Dead: true},
 		},
-		screens: map[string]string{"%3": readFixture(t, "claude-bash-permission.txt")},
+		screens: map[string]string{"%3": fixtures.Screen(t, "claude-bash-permission")},
 	}
 	tr, en := &fakeTracker{}, &fakeEngine{}
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
