@@ -5,6 +5,8 @@ package tmux
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,6 +33,11 @@ type Client struct {
 	Socket string
 	// Binary is the tmux executable; "" means "tmux" on $PATH.
 	Binary string
+	// Exec makes the command that runs the tmux binary with args; nil
+	// runs it on this machine (exec.CommandContext). A remote host's
+	// client runs it through ssh (internal/hosts). The returned command
+	// must not have its standard streams set: the client sets them.
+	Exec func(ctx context.Context, name string, args ...string) *exec.Cmd
 }
 
 // ErrNoServer means no tmux server runs on the socket: there are no panes.
@@ -84,7 +91,12 @@ func (c *Client) run(ctx context.Context, args ...string) (string, error) {
 	if c.Socket != "" {
 		args = append([]string{"-L", c.Socket}, args...)
 	}
-	cmd := exec.CommandContext(ctx, bin, args...)
+	var cmd *exec.Cmd
+	if c.Exec != nil {
+		cmd = c.Exec(ctx, bin, args...)
+	} else {
+		cmd = exec.CommandContext(ctx, bin, args...)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -124,5 +136,32 @@ func (c *Client) SendKeys(ctx context.Context, id string, literal bool, keys ...
 		args = append(args, "-l")
 	}
 	_, err := c.run(ctx, append(args, keys...)...)
+	return err
+}
+
+// Run runs one tmux command (args without the socket flag, e.g.
+// "capture-pane", "-p", "-J", "-t", "%3") against the client's server
+// and returns its standard output. Errors are those of ListPanes:
+// ErrNoServer, a missing binary, or tmux's own message.
+func (c *Client) Run(ctx context.Context, args ...string) (string, error) {
+	if len(args) == 0 {
+		return "", errors.New("tmux: no command given")
+	}
+	return c.run(ctx, args...)
+}
+
+// Paste pastes text into pane id as one bracketed paste (when the
+// program asked for bracketed paste, as agent CLIs do), so that newlines
+// in text do not submit it line by line. It goes through a tmux buffer
+// named for this call, deleted after the paste. Callers gate it
+// (internal/reply).
+func (c *Client) Paste(ctx context.Context, id, text string) error {
+	var b [6]byte
+	rand.Read(b[:])
+	name := "attn-" + hex.EncodeToString(b[:])
+	if _, err := c.run(ctx, "set-buffer", "-b", name, "--", text); err != nil {
+		return err
+	}
+	_, err := c.run(ctx, "paste-buffer", "-p", "-d", "-b", name, "-t", id)
 	return err
 }
