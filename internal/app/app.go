@@ -21,6 +21,7 @@ import (
 
 	"github.com/attn-dev/attn/internal/api"
 	"github.com/attn-dev/attn/internal/board"
+	"github.com/attn-dev/attn/internal/channel"
 	"github.com/attn-dev/attn/internal/config"
 	"github.com/attn-dev/attn/internal/deliver"
 	"github.com/attn-dev/attn/internal/inapp"
@@ -57,6 +58,7 @@ type App struct {
 	watcher   *watch.Watcher
 	hooks     *hook.Receiver
 	replies   *reply.Service
+	channels  *channel.Dispatcher
 	board     *board.Board
 	vapid     *webpush.VAPIDKey
 	token     string
@@ -134,13 +136,17 @@ func (a *App) init(ctx context.Context) error {
 	})
 	a.presence = presence.NewRegistry()
 	a.inapp = inapp.NewBroker()
+	if a.channels, err = a.openChannels(ctx, host, &engine); err != nil {
+		return err
+	}
 	router := &route.Router{Devices: a.store, Presence: a.presence, InApp: a.inapp, WebPush: a.deliverer,
-		Decisions: a.store, LogContent: opt.LogContent, Log: log, Now: opt.Now}
+		Channels: a.channels, Decisions: a.store, LogContent: opt.LogContent, Log: log, Now: opt.Now}
 	panes := &tmux.Client{Socket: opt.TmuxSocket}
 	a.replies = &reply.Service{Host: host, Term: panes, Store: a.store, Log: log, Now: opt.Now,
 		NonceTTL: pipeline.BlockedTTL, ActionsOff: !opt.ReplyActions}
 	engine = pipeline.New(pipeline.Config{Settings: resolver, Mutes: mutes, Router: router, Log: a.store,
-		Logger: log, LogContent: opt.LogContent, Now: opt.Now, Replies: a.replies, ReplyActions: opt.ReplyActions})
+		Logger: log, LogContent: opt.LogContent, Now: opt.Now, Replies: a.replies, ReplyActions: opt.ReplyActions,
+		Clearer: a.channels})
 	a.engine = engine
 	track, err := tracker.New(ctx, engine.Settle, a.store, log)
 	if err != nil {
@@ -152,12 +158,12 @@ func (a *App) init(ctx context.Context) error {
 	}
 	a.board = board.New()
 	a.watcher = &watch.Watcher{Host: host, Panes: panes, Tracker: track, Engine: engine,
-		Devices: a.store, Board: a.board, Poll: opt.Poll, Now: opt.Now, Log: log}
+		Devices: deviceOrChannel{a.store, a.channels}, Board: a.board, Poll: opt.Poll, Now: opt.Now, Log: log}
 	asked := &askedBuilder{host: host, panes: panes, now: opt.Now}
 	handler := api.New(api.Config{
 		Registry: a.store, Notifier: engine, Asked: asked.build, Mutes: mutes, Kinds: a.store,
 		Decisions: a.store, Presence: a.presence, Board: a.board, Host: host, Now: opt.Now,
-		Replies: a.replies, Audit: a.store,
+		Replies: a.replies, Audit: a.store, Channels: a.channels,
 		VAPIDPublicKey: a.vapid.PublicKeyBase64(), Token: a.token,
 		AllowInsecureEndpoints: opt.AllowInsecurePushEndpoints, Log: log,
 		Web: api.Web{Store: a.store, InApp: a.inapp, SecureCookies: opt.SecureCookies(), PublicURLs: opt.PublicURLs},
@@ -236,6 +242,7 @@ func (a *App) Run(ctx context.Context) error {
 		a.opt.Log.Info("recovered unsent notifications", "resent", resent, "dropped_expired", dropped)
 	}
 	wg.Go(func() { a.deliverer.Run(ctx, 8) })
+	wg.Go(func() { a.channels.Run(ctx) })
 	wg.Go(func() { a.watcher.Run(ctx) })
 	wg.Go(func() { a.pruneDecisions(ctx) })
 	wg.Go(func() {
