@@ -365,6 +365,9 @@ func (c *Channel) Run(ctx context.Context) error {
 	if c.opt.State == nil {
 		return fmt.Errorf("telegram replies need a state store for the update offset")
 	}
+	if c.cfg.User == 0 {
+		return nil // nobody may answer: no buttons, nothing to poll for
+	}
 	failures := 0
 	for ctx.Err() == nil {
 		wait, err := c.PollOnce(ctx)
