@@ -411,7 +411,11 @@ func (d *Dispatcher) record(w *worker, n notification.Notification, m Message, r
 	switch res.Status {
 	case StatusDelivered:
 		out.Detail = ""
-		row.Outcome, row.Reason, row.Detail = store.DecisionSent, "", strings.Join(m.Dropped, "; ")
+		notes := m.Dropped
+		if res.Detail != "" { // a note from the channel, e.g. buttons it could not carry
+			notes = append(notes[:len(notes):len(notes)], res.Detail)
+		}
+		row.Outcome, row.Reason, row.Detail = store.DecisionSent, "", strings.Join(notes, "; ")
 		w.mu.Lock()
 		w.lastSuccess = now
 		w.mu.Unlock()

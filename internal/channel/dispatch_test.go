@@ -449,3 +449,17 @@ func TestManage(t *testing.T) {
 		t.Fatalf("remove again: %v", err)
 	}
 }
+
+func TestDeliveredRowKeepsTheChannelsNote(t *testing.T) {
+	ch := &fakeChannel{kind: "telegram", fn: func(context.Context, Message) Result {
+		return Result{Status: StatusDelivered, Detail: "answer buttons dropped: too long"}
+	}}
+	st := &memStore{}
+	d := newDispatcher(t, st, map[string]*fakeChannel{"tg": ch}, Options{})
+	out := d.Deliver(context.Background(), note("q", time.Hour), targets(d))
+	rows := st.decisions()
+	if out[0].Outcome != "delivered" || out[0].Detail != "" || rows[0].Outcome != store.DecisionSent ||
+		rows[0].Detail != "answer buttons dropped: too long" {
+		t.Fatalf("outcome %+v, row %+v", out[0], rows[0])
+	}
+}

@@ -303,9 +303,14 @@ func (c *Channel) Alert(m channel.Message, token string) (osHalf, appHalf Messag
 }
 
 // Dismiss returns the data-only message that makes the app cancel agent's
-// notification (seed 003 §3): it never draws anything.
+// notification (seed 003 §3): it never draws anything. Like every
+// payload it names the server.
 func (c *Channel) Dismiss(agent, token string) Message {
-	return Message{Token: token, Data: map[string]string{"type": "dismiss", "agent": agent, "server_id": c.opt.ServerID},
+	data := map[string]string{"type": "dismiss", "agent": agent, "server_id": c.opt.ServerID, "server_name": c.opt.ServerName}
+	if data["server_name"] == "" {
+		delete(data, "server_name")
+	}
+	return Message{Token: token, Data: data,
 		Android: Android{Priority: "HIGH", CollapseKey: c.Tag(agent)}}
 }
 

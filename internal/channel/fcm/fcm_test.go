@@ -162,7 +162,7 @@ func TestDismiss(t *testing.T) {
 	if _, has := body.Message["notification"]; has {
 		t.Fatal("a dismiss draws a notification")
 	}
-	if string(body.Message["data"]) != `{"agent":"box/%3","server_id":"srv1","type":"dismiss"}` ||
+	if string(body.Message["data"]) != `{"agent":"box/%3","server_id":"srv1","server_name":"Mac Studio","type":"dismiss"}` ||
 		string(body.Message["android"]) != `{"priority":"HIGH","collapse_key":"srv1/box/%3"}` {
 		t.Fatalf("dismiss %s %s", body.Message["data"], body.Message["android"])
 	}
