@@ -21,8 +21,8 @@ var shells = map[string]bool{"bash": true, "zsh": true, "fish": true, "sh": true
 func IsShell(command string) bool { return shells[strings.TrimPrefix(command, "-")] }
 
 // read captures and classifies a pane now.
-func (s *Service) read(ctx context.Context, p tmux.Pane) (agent.Reading, error) {
-	screen, err := s.Term.Capture(ctx, p.ID)
+func (s *Service) read(ctx context.Context, term Terminal, p tmux.Pane) (agent.Reading, error) {
+	screen, err := term.Capture(ctx, p.ID)
 	if err != nil {
 		return agent.Reading{}, err
 	}
@@ -90,8 +90,8 @@ func escRow(screen, label string) bool {
 // the screen: if nothing at all changed it sends that key once more, then
 // gives up ("not applied"); after the final key the answer is "applied"
 // only if the prompt changed.
-func (s *Service) typeAnswer(ctx context.Context, p tmux.Pane, ref agent.PaneRef, fingerprint string, r agent.Reading, option int) Result {
-	screen, err := s.Term.Capture(ctx, p.ID)
+func (s *Service) typeAnswer(ctx context.Context, term Terminal, p tmux.Pane, ref agent.PaneRef, fingerprint string, r agent.Reading, option int) Result {
+	screen, err := term.Capture(ctx, p.ID)
 	if err != nil {
 		return refuse(GatePane, "cannot read the pane: %v", err)
 	}
@@ -100,12 +100,12 @@ func (s *Service) typeAnswer(ctx context.Context, p tmux.Pane, ref agent.PaneRef
 		return refuse(GatePrompt, "%v", err)
 	}
 	for _, st := range steps {
-		changed, after, err := s.press(ctx, p.ID, st, screen)
+		changed, after, err := s.press(ctx, term, p.ID, st, screen)
 		if err != nil {
 			return Result{Outcome: "error", Detail: err.Error()}
 		}
 		if !changed {
-			changed, after, err = s.press(ctx, p.ID, st, screen)
+			changed, after, err = s.press(ctx, term, p.ID, st, screen)
 			if err != nil {
 				return Result{Outcome: "error", Detail: err.Error()}
 			}
@@ -115,7 +115,7 @@ func (s *Service) typeAnswer(ctx context.Context, p tmux.Pane, ref agent.PaneRef
 		}
 		screen = after
 	}
-	screen = s.settle(ctx, p.ID, screen)
+	screen = s.settle(ctx, term, p.ID, screen)
 	now := detect.ClassifyPane(detect.Pane{Screen: screen, Title: p.Title, Command: p.Command})
 	if now.Status == agent.StatusBlocked && agent.Fingerprint(ref, p.PID, now.Question, now.Headline) == fingerprint {
 		return Result{Outcome: NotApplied, Detail: "the keys were typed but the question is still on screen"}
@@ -124,8 +124,8 @@ func (s *Service) typeAnswer(ctx context.Context, p tmux.Pane, ref agent.PaneRef
 }
 
 // press sends one key and waits (bounded) for the screen to change.
-func (s *Service) press(ctx context.Context, pane string, st step, before string) (bool, string, error) {
-	if err := s.Term.SendKeys(ctx, pane, st.literal, st.key); err != nil {
+func (s *Service) press(ctx context.Context, term Terminal, pane string, st step, before string) (bool, string, error) {
+	if err := term.SendKeys(ctx, pane, st.literal, st.key); err != nil {
 		return false, before, fmt.Errorf("type %s: %w", st.key, err)
 	}
 	wait, tick := s.StepWait, s.Step
@@ -146,7 +146,7 @@ func (s *Service) press(ctx context.Context, pane string, st step, before string
 		case <-deadline.C:
 			return false, before, nil
 		case <-t.C:
-			after, err := s.Term.Capture(ctx, pane)
+			after, err := term.Capture(ctx, pane)
 			if err != nil {
 				return false, before, fmt.Errorf("re-read the pane: %w", err)
 			}
@@ -159,7 +159,7 @@ func (s *Service) press(ctx context.Context, pane string, st step, before string
 
 // settle re-reads the pane until it holds still for three reads in a row
 // (a redraw can take more than one frame), bounded by StepWait.
-func (s *Service) settle(ctx context.Context, pane, screen string) string {
+func (s *Service) settle(ctx context.Context, term Terminal, pane, screen string) string {
 	wait, tick := s.StepWait, s.Step
 	if wait == 0 {
 		wait = 2 * time.Second
@@ -178,7 +178,7 @@ func (s *Service) settle(ctx context.Context, pane, screen string) string {
 		case <-deadline.C:
 			return screen
 		case <-t.C:
-			after, err := s.Term.Capture(ctx, pane)
+			after, err := term.Capture(ctx, pane)
 			if err != nil {
 				return screen
 			}

@@ -94,8 +94,12 @@ type Result struct {
 
 // Service answers.
 type Service struct {
-	Host  string // this host's name
-	Term  Terminal
+	Host string // this host's name
+	Term Terminal
+	// Terms, when set, gives the terminal of the host a nonce names (its
+	// error, e.g. an unreachable host, refuses the answer with nothing
+	// typed); nil means Term for every host.
+	Terms func(host string) (Terminal, error)
 	Store Store
 	Log   *slog.Logger
 	Now   func() time.Time
@@ -150,6 +154,14 @@ func (s *Service) Forget(ctx context.Context, fingerprint string) {
 	if err := s.Store.ForgetNonces(ctx, fingerprint); err != nil {
 		s.Log.Error("cannot forget nonces", "err", err)
 	}
+}
+
+// terminal returns host's terminal: Terms's, else Term.
+func (s *Service) terminal(host string) (Terminal, error) {
+	if s.Terms == nil {
+		return s.Term, nil
+	}
+	return s.Terms(host)
 }
 
 func (s *Service) now() time.Time {
@@ -223,7 +235,11 @@ func (s *Service) answer(ctx context.Context, req Request, entry *store.AuditEnt
 	if _, typed, err := s.Store.Generation(ctx, ref.Host, ref.Pane); err != nil || typed > n.Generation {
 		return refuse(GateGeneration, "someone else typed into this pane since the question was sent")
 	}
-	p, err := s.Term.Describe(ctx, ref.Pane)
+	term, err := s.terminal(ref.Host)
+	if err != nil {
+		return refuse(GatePane, "cannot reach the pane: %v", err)
+	}
+	p, err := term.Describe(ctx, ref.Pane)
 	if err != nil || p.Dead {
 		return refuse(GatePane, "the pane is gone")
 	}
@@ -233,7 +249,7 @@ func (s *Service) answer(ctx context.Context, req Request, entry *store.AuditEnt
 	if p.PID != n.Incarnation {
 		return refuse(GateIncarnation, "another program now runs in the pane")
 	}
-	reading, err := s.read(ctx, p)
+	reading, err := s.read(ctx, term, p)
 	if err != nil {
 		return refuse(GatePane, "cannot read the pane: %v", err)
 	}
@@ -246,7 +262,7 @@ func (s *Service) answer(ctx context.Context, req Request, entry *store.AuditEnt
 	if err := s.Store.MarkTyped(ctx, ref.Host, ref.Pane, g); err != nil {
 		return Result{Outcome: "error", Detail: err.Error()}
 	}
-	r := s.typeAnswer(ctx, p, ref, n.Fingerprint, reading, req.OptionIndex)
+	r := s.typeAnswer(ctx, term, p, ref, n.Fingerprint, reading, req.OptionIndex)
 	r.Option = reading.Question.Options[req.OptionIndex]
 	return r
 }
