@@ -171,4 +171,13 @@ var migrations = []string{
 		detail     TEXT NOT NULL DEFAULT '',
 		PRIMARY KEY (channel_id, token)
 	);`,
+	// 6: per-host credentials (`attn host token HOST`): a remote host's
+	// hooks and MCP calls reach the daemon with one; only its SHA-256
+	// hash is kept, and it can only speak for its own host.
+	`CREATE TABLE host_tokens (
+		host         TEXT PRIMARY KEY,
+		token_hash   BLOB NOT NULL UNIQUE,
+		created_at   INTEGER NOT NULL,
+		last_used_at INTEGER NOT NULL DEFAULT 0
+	);`,
 }
