@@ -70,15 +70,24 @@ type FCMMessage struct {
 	} `json:"android"`
 }
 
+// The service-account key is made once per test binary: RSA key
+// generation is slow under the race detector.
+var (
+	fcmKeyOnce sync.Once
+	fcmKey     *rsa.PrivateKey
+	fcmKeyErr  error
+)
+
 // NewFCM starts a fake FCM for project; it is closed when the test ends.
 func NewFCM(t interface {
 	Cleanup(func())
 	Fatal(...any)
 }, project string) *FCM {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
+	fcmKeyOnce.Do(func() { fcmKey, fcmKeyErr = rsa.GenerateKey(rand.Reader, 2048) })
+	if fcmKeyErr != nil {
+		t.Fatal(fcmKeyErr)
 	}
+	key := fcmKey
 	f := &FCM{Project: project, key: key, email: "attn@" + project + ".iam.gserviceaccount.com",
 		issued: map[string]bool{}, unregistered: map[string]bool{}}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
