@@ -1,9 +1,11 @@
 package channel
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -280,11 +282,7 @@ func (d *Dispatcher) Count() int {
 }
 
 func sortTargets(ts []Target) {
-	for i := 1; i < len(ts); i++ {
-		for j := i; j > 0 && ts[j].ID < ts[j-1].ID; j-- {
-			ts[j], ts[j-1] = ts[j-1], ts[j]
-		}
-	}
+	slices.SortFunc(ts, func(a, b Target) int { return cmp.Compare(a.ID, b.ID) })
 }
 
 func (d *Dispatcher) worker(id int64) *worker {
