@@ -248,6 +248,9 @@ func containsString(list []string, s string) bool {
 }
 
 func deviceLabel(o DeviceOutcome) string {
+	if o.DeviceID == 0 && o.Channel != "" {
+		return fmt.Sprintf("channel %s (%s)", o.Name, o.Channel)
+	}
 	if o.Name != "" {
 		return fmt.Sprintf("device %d (%s)", o.DeviceID, o.Name)
 	}
