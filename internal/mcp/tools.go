@@ -42,8 +42,8 @@ type Agent struct {
 }
 
 type (
-	hostsResult      = hosts.Listing
-	whoamiResult     struct {
+	hostsResult  = hosts.Listing
+	whoamiResult struct {
 		Found  bool   `json:"found"`
 		Agent  *Agent `json:"agent,omitempty"`
 		Detail string `json:"detail"`
