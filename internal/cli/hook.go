@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -36,7 +35,8 @@ func hookCommand(stdio Stdio) *ucli.Command {
 			"error), so that an agent never hangs or errors because of attn. Flags go before the agent.\n" +
 			"Settings, e.g. ~/.claude/settings.json:\n" +
 			"  {\"hooks\":{\"PermissionRequest\":[{\"matcher\":\"*\",\"hooks\":[{\"type\":\"command\",\"command\":\"attn hook claude\",\"timeout\":5}]}],…}}\n" +
-			"and ~/.codex/config.toml: notify = [\"attn\", \"hook\", \"codex\"]. `attn hook install` writes these.",
+			"and ~/.codex/config.toml: notify = [\"attn\", \"hook\", \"codex\"]. `attn integration install` writes these\n" +
+			"(`attn hook install` is its alias).",
 		Flags:    []ucli.Flag{stateDirFlag()},
 		Commands: []*ucli.Command{hookInstallCommand(stdio)},
 		// Everything after the agent is the payload, never a flag: Codex
@@ -139,58 +139,23 @@ func oneLineMsg(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// hookInstallCommand is `attn hook install`, kept as an alias of `attn
+// integration install`.
 func hookInstallCommand(stdio Stdio) *ucli.Command {
 	return &ucli.Command{
 		Name:      "install",
-		Usage:     "make an agent CLI call `attn hook` (edits its settings file, keeping a backup)",
-		ArgsUsage: strings.Join(hook.Installable, "|"),
-		Description: "Adds attn's hook entries to the agent's own settings, keeping every other setting:\n" +
-			"  claude  ~/.claude/settings.json  PermissionRequest, Notification, Stop → `attn hook claude`\n" +
-			"  codex   ~/.codex/config.toml     notify = [\"attn\", \"hook\", \"codex\"]\n" +
-			"  gemini  ~/.gemini/settings.json  Notification, AfterAgent → `attn hook gemini`\n" +
+		Usage:     "same as `attn integration install` (make agent CLIs call `attn hook`)",
+		ArgsUsage: strings.Join(hook.Installable, "|") + " …",
+		Description: "An alias of `attn integration install`, which adds attn's hook entries to the agent's own\n" +
+			"settings, keeping every other setting:\n" + integrationFiles +
 			"Running it again changes nothing. The original is copied beside the file first\n" +
 			"(<file>.attn-backup-<time>); a file attn cannot parse is left alone. --dry-run prints the\n" +
-			"change as a diff and writes nothing.",
+			"change as a diff and writes nothing. `attn integration status` says what is installed.",
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "dry-run", Usage: "print the change as a unified diff; write nothing"},
 		},
-		Action: func(ctx context.Context, cmd *ucli.Command) error {
-			if cmd.Args().Len() != 1 {
-				return fail(2, "name one agent: attn hook install %s [--dry-run]", strings.Join(hook.Installable, "|"))
-			}
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return fail(1, "no home directory (%v): set $HOME", err)
-			}
-			in, err := hook.PlanInstall(cmd.Args().First(), home)
-			if err != nil {
-				return fail(1, "%v", err)
-			}
-			out := stdio.Out
-			switch {
-			case !in.Changed():
-				fmt.Fprintf(out, "attn hook is already installed in %s: nothing to change\n", in.Display)
-			case cmd.Bool("dry-run"):
-				fmt.Fprint(out, in.Diff())
-				fmt.Fprintf(out, "dry run: %s not written\n", in.Display)
-			default:
-				backup, err := in.Apply(time.Now())
-				if err != nil {
-					return fail(1, "%v", err)
-				}
-				fmt.Fprintf(out, "installed attn hook in %s", in.Display)
-				if backup != "" {
-					fmt.Fprintf(out, " (the original is in %s)", backup)
-				}
-				fmt.Fprintln(out)
-			}
-			for _, n := range in.Notes {
-				fmt.Fprintf(out, "note: %s\n", n)
-			}
-			if _, err := exec.LookPath("attn"); err != nil {
-				fmt.Fprintf(stdio.Err, "attn: warning: no `attn` on your PATH; the agent runs `%s` by name, so put attn on its PATH\n", hook.HookCommand(in.Agent))
-			}
-			return nil
+		Action: func(_ context.Context, cmd *ucli.Command) error {
+			return integrationChange(stdio, cmd.Args().Slice(), cmd.Bool("dry-run"), false)
 		},
 	}
 }

@@ -52,6 +52,7 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 		Commands: []*ucli.Command{
 			serveCommand(),
 			hookCommand(stdio),
+			integrationCommand(stdio),
 			notifyCommand(stdio),
 			devicesCommand(stdio),
 			channelCommand(stdio),

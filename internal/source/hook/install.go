@@ -12,18 +12,19 @@ import (
 	"time"
 )
 
-// Installable lists the agents whose settings `attn hook install` edits.
-// (OpenCode takes a JS plugin, not a settings entry.)
-var Installable = []string{AgentClaude, AgentCodex, AgentGemini}
+// Installable lists the agents whose settings `attn integration install`
+// (alias `attn hook install`) edits: every agent with hooks.
+var Installable = []string{AgentClaude, AgentCodex, AgentGemini, AgentOpenCode}
 
 // HookCommand is the command an agent's settings run for agent, e.g.
 // "attn hook claude". It names attn by its bare name: the agent finds it
 // on its PATH, so a reinstalled or moved attn keeps working.
 func HookCommand(agent string) string { return "attn hook " + agent }
 
-// Install is the change `attn hook install` makes to one agent's settings
-// file: Before and After are the file's whole content. Build it with
-// PlanInstall, show it with Diff, write it with Apply.
+// Install is the change attn makes to one of an agent's files: Before and
+// After are the file's whole content. Build it with PlanInstall (or, for
+// every file of an agent, PlanIntegration and PlanRemoval), show it with
+// Diff, write it with Apply.
 type Install struct {
 	Agent string
 	// Path is the settings file, symlinks resolved: e.g.
@@ -34,65 +35,175 @@ type Install struct {
 	// Exists is whether the file exists now.
 	Exists bool
 	// Before is the file's content now (nil when it does not exist);
-	// After what attn would write. Equal when attn is already installed.
+	// After what attn would write. Equal when there is nothing to do.
 	Before, After []byte
+	// Remove says Apply deletes the file (after backing it up) instead of
+	// writing After: an uninstall that leaves nothing of it.
+	Remove bool
 	// Mode is the file's permission bits, kept by Apply (0600 for a new
 	// file).
 	Mode os.FileMode
 	// Notes say what the person still has to do or know, one sentence
 	// each.
 	Notes []string
+
+	removal bool // planned by PlanRemoval: error messages name uninstall
 }
 
 // Changed reports whether Apply would write anything.
-func (in *Install) Changed() bool { return !bytes.Equal(in.Before, in.After) }
+func (in *Install) Changed() bool { return in.Remove || !bytes.Equal(in.Before, in.After) }
 
 // Diff returns the change as a unified diff of the settings file, "" when
 // there is none.
 func (in *Install) Diff() string {
-	a := in.Display
+	a, b := in.Display, in.Display
 	if !in.Exists {
 		a = "/dev/null"
 	}
-	return unifiedDiff(a, in.Display, string(in.Before), string(in.After))
+	after := string(in.After)
+	if in.Remove {
+		b, after = "/dev/null", ""
+	}
+	if !in.Changed() {
+		return ""
+	}
+	return unifiedDiff(a, b, string(in.Before), after)
 }
 
-// PlanInstall reads agent's settings file under home (the user's home
-// directory) and works out the entries that make the agent call `attn hook
-// <agent>`, keeping every other setting and the file's key order:
+// again is the command that retries this change.
+func (in *Install) again() string {
+	if in.removal {
+		return "attn integration uninstall " + in.Agent
+	}
+	return "attn integration install " + in.Agent
+}
+
+// target is one file an agent's integration edits.
+type target struct {
+	rel      string // path under the home directory, or under ConfigHome
+	config   bool   // rel is under Env.ConfigHome (XDG), not Home
+	install  func(in *Install) error
+	remove   func(in *Install) error
+	check    func(in *Install) (state, detail string)
+	notes    []string // for the person, after an install
+	contents string   // what the file is for, in status
+}
+
+// targets returns the files of agent's integration, in the order they are
+// written.
+func targets(agent string) ([]target, error) {
+	jsonTarget := func(rel string, events []string, entry func(event string) *jobject, notes ...string) target {
+		return target{rel: rel, notes: notes,
+			contents: "hooks " + strings.Join(events, ", ") + " → `" + HookCommand(agent) + "`",
+			install:  func(in *Install) error { return in.planJSON(events, entry) },
+			remove:   func(in *Install) error { return in.planJSONRemoval() },
+			check:    func(in *Install) (string, string) { return in.checkJSON(events) },
+		}
+	}
+	command := func(timeout string) *jobject {
+		return obj("type", "command", "command", HookCommand(agent), "timeout", json.Number(timeout))
+	}
+	switch agent {
+	case AgentClaude:
+		return []target{jsonTarget(".claude/settings.json", []string{"PermissionRequest", "Notification", "Stop"},
+			func(event string) *jobject {
+				h := &jarray{elems: []any{command("5")}}
+				if event == "Stop" {
+					return obj("hooks", h)
+				}
+				return obj("matcher", "*", "hooks", h)
+			},
+			"Claude Code sessions already running take the new hooks after you review them in /hooks, or when restarted.")}, nil
+	case AgentCodex:
+		return []target{
+			{rel: ".codex/config.toml", contents: codexNotify,
+				notes:   []string{"Codex reads config.toml when it starts: restart running Codex sessions."},
+				install: (*Install).planCodex, remove: (*Install).planCodexRemoval, check: (*Install).checkCodex},
+			jsonTarget(".codex/hooks.json", []string{"PermissionRequest"},
+				func(string) *jobject { return obj("hooks", &jarray{elems: []any{command("5")}}) },
+				CodexTrustNote),
+		}, nil
+	case AgentGemini:
+		return []target{jsonTarget(".gemini/settings.json", []string{"Notification", "AfterAgent"},
+			func(string) *jobject {
+				return obj("hooks", &jarray{elems: []any{obj("name", "attn", "type", "command", "command", HookCommand(agent), "timeout", json.Number("5000"))}})
+			},
+			"Gemini CLI runs hooks only when they are enabled: older releases need \"hooksConfig\": {\"enabled\": true} (or \"tools\": {\"enableHooks\": true}) in ~/.gemini/settings.json.")}, nil
+	case AgentOpenCode:
+		return []target{{rel: "opencode/plugins/" + OpenCodePluginName, config: true,
+			contents: "a plugin forwarding permission.asked, permission.updated, question.asked and session.idle to `" + HookCommand(agent) + "`",
+			notes:    []string{"OpenCode loads plugins when it starts: restart running OpenCode sessions."},
+			install:  (*Install).planPlugin, remove: (*Install).planPluginRemoval, check: (*Install).checkPlugin}}, nil
+	}
+	return nil, fmt.Errorf("unknown agent %q: attn integrates %s", agent, strings.Join(Installable, ", "))
+}
+
+// CodexTrustNote is what Codex needs from the person once its hook is
+// written.
+const CodexTrustNote = "Codex runs a new or changed hook only after you trust it: open /hooks in Codex and trust the PermissionRequest hook `attn hook codex` (until then only finished turns reach attn, through notify)."
+
+// PlanInstall reads agent's main settings file under home (the user's
+// home directory) and works out the entries that make the agent call
+// `attn hook <agent>`, keeping every other setting and the file's key
+// order:
 //
 //   - claude: ~/.claude/settings.json, hooks PermissionRequest,
 //     Notification and Stop, each {"type": "command", "command": "attn
 //     hook claude", "timeout": 5} (seconds);
-//   - codex: ~/.codex/config.toml, notify = ["attn", "hook", "codex"];
+//   - codex: ~/.codex/config.toml, notify = ["attn", "hook", "codex"]
+//     (PlanIntegration adds ~/.codex/hooks.json's PermissionRequest);
 //   - gemini: ~/.gemini/settings.json, hooks Notification and AfterAgent,
 //     each {"name": "attn", "type": "command", "command": "attn hook
-//     gemini", "timeout": 5000} (milliseconds).
+//     gemini", "timeout": 5000} (milliseconds);
+//   - opencode: the plugin ~/.config/opencode/plugins/attn.js.
 //
 // An entry already there (a command running `attn hook <agent>`, by any
 // path to attn) is left as it is, so installing twice changes nothing.
 // PlanInstall refuses, with an error that says what to do, a file it
 // cannot parse, a settings shape it does not know (e.g. "hooks" that is
-// not an object), and a Codex notify that runs another program (Codex
-// runs only one).
+// not an object), a Codex notify that runs another program (Codex runs
+// only one), and a plugin file attn did not write.
 func PlanInstall(agent, home string) (*Install, error) {
-	var rel string
-	switch agent {
-	case AgentClaude:
-		rel = ".claude/settings.json"
-	case AgentCodex:
-		rel = ".codex/config.toml"
-	case AgentGemini:
-		rel = ".gemini/settings.json"
-	case AgentOpenCode:
-		return nil, errors.New("OpenCode calls hooks from a JS plugin in ~/.config/opencode/plugins/, which attn does not install yet: forward permission.asked, permission.updated, question.asked and session.idle events (with parentID for child sessions) to `attn hook opencode` on stdin")
-	default:
-		return nil, fmt.Errorf("unknown agent %q: attn hook install takes %s", agent, strings.Join(Installable, ", "))
+	ts, err := targets(agent)
+	if err != nil {
+		return nil, err
 	}
-	if home == "" {
+	return planTarget(agent, Env{Home: home}, ts[0], false)
+}
+
+// planTarget reads t's file and plans its install (or, with remove, its
+// removal).
+func planTarget(agent string, env Env, t target, remove bool) (*Install, error) {
+	in, err := readTarget(agent, env, t)
+	if err != nil {
+		return nil, err
+	}
+	in.removal = remove
+	if remove {
+		err = t.remove(in)
+	} else {
+		err = t.install(in)
+		in.Notes = append(in.Notes, t.notes...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// readTarget reads t's file into a new Install whose After is its Before.
+func readTarget(agent string, env Env, t target) (*Install, error) {
+	if env.Home == "" {
 		return nil, errors.New("no home directory: set $HOME")
 	}
-	in := &Install{Agent: agent, Path: filepath.Join(home, rel), Display: "~/" + rel, Mode: 0o600}
+	base, shown := env.Home, "~/"
+	if t.config {
+		base, shown = filepath.Join(env.Home, ".config"), "~/.config/"
+		if env.ConfigHome != "" {
+			base, shown = env.ConfigHome, env.ConfigHome+"/"
+		}
+	}
+	in := &Install{Agent: agent, Path: filepath.Join(base, t.rel), Display: shown + t.rel, Mode: 0o600}
 	if real, err := filepath.EvalSymlinks(in.Path); err == nil {
 		in.Path = real // edit a dotfile manager's target, keep its link
 	}
@@ -103,33 +214,12 @@ func PlanInstall(agent, home string) (*Install, error) {
 	case err == nil:
 		in.Exists, in.Mode = true, fi.Mode().Perm()
 		if in.Before, err = os.ReadFile(in.Path); err != nil {
-			return nil, fmt.Errorf("read %s: %w", in.Display, err)
+			return nil, fmt.Errorf("read %s: %w (check its permissions)", in.Display, err)
 		}
 	case !errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("%s: %w", in.Display, err)
+		return nil, fmt.Errorf("%s: %w (check its permissions)", in.Display, err)
 	}
-	switch agent {
-	case AgentClaude:
-		in.Notes = append(in.Notes, "Claude Code sessions already running take the new hooks after you review them in /hooks, or when restarted.")
-		err = in.planJSON([]string{"PermissionRequest", "Notification", "Stop"}, func(event string) *jobject {
-			h := &jarray{elems: []any{obj("type", "command", "command", HookCommand(agent), "timeout", json.Number("5"))}}
-			if event == "Stop" {
-				return obj("hooks", h)
-			}
-			return obj("matcher", "*", "hooks", h)
-		})
-	case AgentGemini:
-		err = in.planJSON([]string{"Notification", "AfterAgent"}, func(string) *jobject {
-			return obj("hooks", &jarray{elems: []any{obj("name", "attn", "type", "command", "command", HookCommand(agent), "timeout", json.Number("5000"))}})
-		})
-		in.Notes = append(in.Notes, "Gemini CLI runs hooks only when they are enabled: older releases need \"hooksConfig\": {\"enabled\": true} (or \"tools\": {\"enableHooks\": true}) in ~/.gemini/settings.json.")
-	case AgentCodex:
-		in.Notes = append(in.Notes, "Codex reads config.toml when it starts: restart running Codex sessions.")
-		err = in.planCodex()
-	}
-	if err != nil {
-		return nil, err
-	}
+	in.After = in.Before
 	return in, nil
 }
 
@@ -148,7 +238,7 @@ func (in *Install) planJSON(events []string, entry func(event string) *jobject) 
 	}
 	v, err := decodeOrdered(in.Before)
 	if err != nil {
-		return fmt.Errorf("%s is not valid JSON (%v): attn leaves it alone; fix it, then run `attn hook install %s` again", in.Display, err, in.Agent)
+		return fmt.Errorf("%s is not valid JSON (%v): attn leaves it alone; fix it, then run `%s` again", in.Display, err, in.again())
 	}
 	root, ok := v.(*jobject)
 	if !ok {
@@ -167,7 +257,7 @@ func (in *Install) planJSON(events []string, entry func(event string) *jobject) 
 	}
 	hooks, ok := v.(*jobject)
 	if !ok {
-		return fmt.Errorf(`"hooks" in %s is a JSON %s, not an object: attn leaves the file alone; fix it, then run `+"`attn hook install %s`"+` again`, in.Display, kindOf(v), in.Agent)
+		return fmt.Errorf(`"hooks" in %s is a JSON %s, not an object: attn leaves the file alone; fix it, then run `+"`%s`"+` again`, in.Display, kindOf(v), in.again())
 	}
 	var ins []insertion
 	added := &jobject{} // events the hooks object lacks
@@ -305,7 +395,7 @@ func (in *Install) planCodex() error {
 		ml, depth = tomlScan(line, ml, depth)
 	}
 	if ml != "" || depth != 0 {
-		return fmt.Errorf("%s has an unterminated string or array: attn leaves it alone; fix it, then run `attn hook install codex` again", in.Display)
+		return fmt.Errorf("%s has an unterminated string or array: attn leaves it alone; fix it, then run `%s` again", in.Display, in.again())
 	}
 	insert := codexNotify + "\n"
 	if firstHeader < len(lines) {
@@ -373,23 +463,25 @@ func tomlScan(line, ml string, depth int) (string, int) {
 // Apply writes After to the settings file, creating its directory (0700)
 // when missing. The original, if any, is first copied beside it as
 // <file>.attn-backup-<now, e.g. 20261130T091244>, returned as backup; the
-// new content then replaces the file in one rename, keeping its mode.
-// Apply refuses when the file changed since PlanInstall read it. It does
-// nothing and returns "" when nothing changes.
+// new content then replaces the file in one rename, keeping its mode (or,
+// with Remove, the file is deleted). Apply refuses when the file changed
+// since it was read. It does nothing and returns "" when nothing changes.
 func (in *Install) Apply(now time.Time) (backup string, err error) {
 	if !in.Changed() {
 		return "", nil
 	}
 	dir := filepath.Dir(in.Path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create %s: %w", filepath.Dir(in.Display), err)
+	if !in.Remove {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", fmt.Errorf("create %s: %w (check the permissions of its parent)", filepath.Dir(in.Display), err)
+		}
 	}
 	current, err := os.ReadFile(in.Path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("read %s: %w", in.Display, err)
 	}
 	if in.Exists != (err == nil) || !bytes.Equal(current, in.Before) {
-		return "", fmt.Errorf("%s changed while attn was editing it: run `attn hook install %s` again", in.Display, in.Agent)
+		return "", fmt.Errorf("%s changed while attn was editing it: run `%s` again", in.Display, in.again())
 	}
 	if in.Exists {
 		var f *os.File
@@ -413,6 +505,12 @@ func (in *Install) Apply(now time.Time) (backup string, err error) {
 			os.Remove(backup)
 			return "", fmt.Errorf("back up %s: %w", in.Display, werr)
 		}
+	}
+	if in.Remove {
+		if err := os.Remove(in.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return backup, fmt.Errorf("remove %s: %w (check the permissions of %s)", in.Display, err, filepath.Dir(in.Display))
+		}
+		return backup, nil
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(in.Path)+".attn-*")
 	if err != nil {

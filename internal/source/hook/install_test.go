@@ -354,8 +354,8 @@ func TestInstallCodex(t *testing.T) {
 }
 
 func TestInstallOtherAgents(t *testing.T) {
-	if _, err := PlanInstall(AgentOpenCode, t.TempDir()); err == nil || !strings.Contains(err.Error(), "plugin") {
-		t.Errorf("opencode: %v", err)
+	if in, err := PlanInstall(AgentOpenCode, t.TempDir()); err != nil || !strings.HasSuffix(in.Display, "/opencode/plugins/attn.js") || string(in.After) != string(OpenCodePlugin) {
+		t.Errorf("opencode: %+v, %v", in, err)
 	}
 	if _, err := PlanInstall("aider", t.TempDir()); err == nil || !strings.Contains(err.Error(), "claude, codex, gemini") {
 		t.Errorf("aider: %v", err)

@@ -14,12 +14,15 @@ import (
 // An ordered JSON document, for editing a person's settings file without
 // reordering its keys or rewriting its numbers: objects are *jobject,
 // arrays *jarray, numbers json.Number; other values string, bool and nil.
-// Decoded containers remember where their last element ends in the text,
-// so that an edit can insert there and leave every other byte alone.
+// Decoded containers remember where they open and where each element
+// ends in the text, so that an edit can insert after the last one, or cut
+// one out, and leave every other byte alone.
 type (
 	jobject struct {
 		members []jmember
-		end     int64 // offset just after the last member, or after "{"
+		end     int64   // offset just after the last member, or after "{"
+		open    int64   // offset just after "{"
+		ends    []int64 // offset just after each member (decoded objects only)
 	}
 	jmember struct {
 		key string
@@ -27,7 +30,9 @@ type (
 	}
 	jarray struct {
 		elems []any
-		end   int64 // offset just after the last element, or after "["
+		end   int64   // offset just after the last element, or after "["
+		open  int64   // offset just after "["
+		ends  []int64 // offset just after each element (decoded arrays only)
 	}
 )
 
@@ -74,7 +79,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	case json.Delim:
 		switch t {
 		case '{':
-			o := &jobject{end: dec.InputOffset()}
+			o := &jobject{end: dec.InputOffset(), open: dec.InputOffset()}
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
@@ -86,11 +91,12 @@ func decodeValue(dec *json.Decoder) (any, error) {
 				}
 				o.members = append(o.members, jmember{kt.(string), v})
 				o.end = dec.InputOffset()
+				o.ends = append(o.ends, o.end)
 			}
 			_, err := dec.Token() // '}'
 			return o, err
 		case '[':
-			a := &jarray{end: dec.InputOffset()}
+			a := &jarray{end: dec.InputOffset(), open: dec.InputOffset()}
 			for dec.More() {
 				v, err := decodeValue(dec)
 				if err != nil {
@@ -98,6 +104,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 				}
 				a.elems = append(a.elems, v)
 				a.end = dec.InputOffset()
+				a.ends = append(a.ends, a.end)
 			}
 			_, err := dec.Token() // ']'
 			return a, err
