@@ -73,3 +73,15 @@ var (
 	errNoCredential   = &Error{http.StatusNotFound, 40405, "no signed-in browser with that id: GET /api/credentials lists them"}
 	errBadCredential  = &Error{http.StatusBadRequest, 40023, "credential id must be a number, as GET /api/credentials lists them"}
 )
+
+// Errors of other hosts: their listing, per-host credentials, remote hook
+// events and the MCP endpoint (hosttoken.go, mcp.go).
+var (
+	errUnknownHost     = &Error{http.StatusNotFound, 40480, "no such host: attn addresses its own host (by its hostname, or local) and the concrete aliases of your SSH config; GET /api/hosts lists them"}
+	errBadHookEvent    = &Error{http.StatusBadRequest, 40080, "not a hook event: send the JSON event `attn hook` makes"}
+	errHostToken       = &Error{http.StatusUnauthorized, 40180, "missing or wrong host credential: send 'Authorization: Bearer <token>' with the token `attn host token HOST` printed for this host"}
+	errWrongHost       = &Error{http.StatusForbidden, 40380, "this credential speaks for another host"}
+	errNoHostsAPI      = &Error{http.StatusNotFound, 40481, "this daemon serves no other hosts"}
+	errNoTokenForHost  = &Error{http.StatusNotFound, 40482, "that host has no credential: `attn host token HOST` issues one"}
+	errHostTokenBearer = &Error{http.StatusForbidden, 40381, "only the daemon's API token may issue or revoke host credentials: run `attn host token HOST` on the machine where `attn serve` runs"}
+)

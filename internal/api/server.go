@@ -89,6 +89,9 @@ type Config struct {
 	Log                    *slog.Logger
 	// Web configures the web app and browser sign-in (web.go, auth.go).
 	Web Web
+	// Hosts configures other hosts: their listing, per-host credentials,
+	// remote hook events and the MCP server (hosttoken.go, mcp.go).
+	Hosts Hosts
 }
 
 // Server is the HTTP handler.
@@ -137,6 +140,7 @@ func New(cfg Config) *Server {
 	s.route("POST /api/channels/{name}/test", true, s.testChannel)
 	s.route("POST /api/channels/{name}/tokens", true, s.addChannelToken)
 	s.routeWeb()
+	s.routeHosts()
 	return s
 }
 
