@@ -95,3 +95,36 @@ func BenchmarkSendParallel(b *testing.B) {
 		}
 	})
 }
+
+// cannedTransport answers every request with 201 without a network, so
+// that a benchmark counts only what Send itself (and http.Client)
+// allocates.
+type cannedTransport struct{}
+
+func (cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+	}
+	return &http.Response{StatusCode: http.StatusCreated, Status: "201 Created", Body: http.NoBody, Header: http.Header{}, Request: r}, nil
+}
+
+// BenchmarkSendNoNetwork is BenchmarkSend with a transport that answers
+// 201 at once: attn's own cost per send (validate, JWT from the cache,
+// encrypt, build the request, read the answer), without the sink's or the
+// HTTP transport's allocations.
+func BenchmarkSendNoNetwork(b *testing.B) {
+	_, sub := newTestUA(b)
+	sub.Endpoint = "https://push.example.net/push/abc"
+	s := newTestSender(b)
+	s.Now = nil
+	s.Client = &http.Client{Transport: cannedTransport{}}
+	msg := Message{Payload: make([]byte, 1024), TTL: 10 * time.Minute, Urgency: "high", Topic: "block-1"}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if res, err := s.Send(ctx, sub, msg); err != nil || res.Outcome != Delivered {
+			b.Fatal(res, err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/ecdh"
-	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
@@ -121,7 +120,8 @@ func checkEncrypt(plaintext []byte, sub Subscription, recordSize int) (int, *ecd
 // seal derives the key and nonce and builds the body (RFC 8291 §3.3, §3.4;
 // RFC 8188 §2). Its inputs are checked.
 func seal(plaintext []byte, sub Subscription, recordSize int, uaPub *ecdh.PublicKey, asPriv *ecdh.PrivateKey, salt []byte) ([]byte, error) {
-	// RFC 8291 §3.3, §3.4:
+	// RFC 8291 §3.3, §3.4 (HKDF with SHA-256, RFC 5869; every output is at
+	// most 32 octets, so HKDF-Expand is one HMAC with the counter 0x01):
 	//   ecdh_secret = ECDH(as_private, ua_public)
 	//   PRK_key = HMAC-SHA-256(auth_secret, ecdh_secret)
 	//   key_info = "WebPush: info" ‖ 0x00 ‖ ua_public ‖ as_public
@@ -131,32 +131,18 @@ func seal(plaintext []byte, sub Subscription, recordSize int, uaPub *ecdh.Public
 		return nil, fmt.Errorf("webpush: ecdh: %w", err)
 	}
 	asPub := asPriv.PublicKey().Bytes()
-	info := make([]byte, 0, len(keyInfo)+2*P256DHLen)
-	info = append(info, keyInfo...)
-	info = append(info, sub.P256DH...)
-	info = append(info, asPub...)
-	ikm, err := hkdf.Key(sha256.New, secret, sub.Auth, string(info), 32)
-	if err != nil {
-		return nil, fmt.Errorf("webpush: hkdf: %w", err)
-	}
+	prkKey := hmacSHA256(sub.Auth, "", secret)
+	ikm := hmacSHA256(prkKey[:], keyInfo, sub.P256DH, asPub, counter1)
 
 	// RFC 8188 §2.2, §2.3 (with IKM in place of the shared key):
 	//   PRK = HMAC-SHA-256(salt, IKM)
 	//   CEK = HMAC-SHA-256(PRK, cek_info ‖ 0x01)[:16]
 	//   NONCE = HMAC-SHA-256(PRK, nonce_info ‖ 0x01)[:12]
 	// The only record has sequence number 0, so the nonce is NONCE itself.
-	prk, err := hkdf.Extract(sha256.New, ikm, salt)
-	if err != nil {
-		return nil, fmt.Errorf("webpush: hkdf: %w", err)
-	}
-	cek, err := hkdf.Expand(sha256.New, prk, cekInfo, 16)
-	if err != nil {
-		return nil, fmt.Errorf("webpush: hkdf: %w", err)
-	}
-	nonce, err := hkdf.Expand(sha256.New, prk, nonceInfo, 12)
-	if err != nil {
-		return nil, fmt.Errorf("webpush: hkdf: %w", err)
-	}
+	prk := hmacSHA256(salt, "", ikm[:])
+	cekFull := hmacSHA256(prk[:], cekInfo+"\x01")
+	nonceFull := hmacSHA256(prk[:], nonceInfo+"\x01")
+	cek, nonce := cekFull[:16], nonceFull[:12]
 	block, err := aes.NewCipher(cek)
 	if err != nil {
 		return nil, fmt.Errorf("webpush: aes: %w", err)
@@ -176,4 +162,43 @@ func seal(plaintext []byte, sub Subscription, recordSize int, uaPub *ecdh.Public
 	body = append(body, 0x02)
 	sealed := gcm.Seal(body[headerLen:headerLen], nonce, body[headerLen:], nil)
 	return body[:headerLen+len(sealed)], nil
+}
+
+// counter1 is HKDF-Expand's first (and here only) block counter, RFC 5869 §2.3.
+var counter1 = []byte{0x01}
+
+// hmacMaxMsg bounds the message [hmacSHA256] takes: key_info ‖ 0x01 is the
+// longest, 14 + 65 + 65 + 1 = 145 octets.
+const hmacMaxMsg = 160
+
+// hmacSHA256 returns HMAC-SHA-256(key, label ‖ parts...) (RFC 2104) for a
+// key of at most 64 octets (one SHA-256 block) and a message of at most
+// hmacMaxMsg octets, on the stack: the HKDF steps of [seal] allocate
+// nothing. It panics on longer input, which its callers never give.
+func hmacSHA256(key []byte, label string, parts ...[]byte) [sha256.Size]byte {
+	const block = 64 // SHA-256 block size
+	if len(key) > block {
+		panic("webpush: hmacSHA256: key longer than a block")
+	}
+	if len(label) > hmacMaxMsg {
+		panic("webpush: hmacSHA256: message too long")
+	}
+	var buf [block + hmacMaxMsg]byte
+	copy(buf[:], key)
+	for i := range block {
+		buf[i] ^= 0x36 // ipad
+	}
+	n := block + copy(buf[block:], label)
+	for _, p := range parts {
+		if len(p) > len(buf)-n {
+			panic("webpush: hmacSHA256: message too long")
+		}
+		n += copy(buf[n:], p)
+	}
+	inner := sha256.Sum256(buf[:n])
+	for i := range block {
+		buf[i] ^= 0x36 ^ 0x5c // ipad off, opad on
+	}
+	copy(buf[block:], inner[:])
+	return sha256.Sum256(buf[:block+sha256.Size])
 }
