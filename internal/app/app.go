@@ -56,6 +56,7 @@ type App struct {
 	presence  *presence.Registry
 	inapp     *inapp.Broker
 	watcher   *watch.Watcher
+	fleet     *fleet // the hosts, a watcher per reachable one (hosts.go)
 	hooks     *hook.Receiver
 	replies   *reply.Service
 	channels  *channel.Dispatcher
@@ -104,7 +105,10 @@ func (a *App) init(ctx context.Context) error {
 	if a.token, err = LoadOrCreateToken(opt.StateDir); err != nil {
 		return err
 	}
-	host := HostName()
+	if a.fleet, err = newFleet(opt, opt.Log); err != nil {
+		return err
+	}
+	host := a.fleet.hosts.Own()
 	log := opt.Log
 	resolver := &settings.Resolver{
 		Defaults: settings.Settings{Settle: opt.Settle, BuzzInterval: opt.BuzzInterval,
@@ -144,6 +148,7 @@ func (a *App) init(ctx context.Context) error {
 	panes := &tmux.Client{Socket: opt.TmuxSocket}
 	a.replies = &reply.Service{Host: host, Term: panes, Store: a.store, Log: log, Now: opt.Now,
 		NonceTTL: pipeline.BlockedTTL, ActionsOff: !opt.ReplyActions}
+	a.replies.Terms = a.fleet.terminal
 	engine = pipeline.New(pipeline.Config{Settings: resolver, Mutes: mutes, Router: router, Log: a.store,
 		Logger: log, LogContent: opt.LogContent, Now: opt.Now, Replies: a.replies, ReplyActions: opt.ReplyActions,
 		Clearer: a.channels})
@@ -157,7 +162,7 @@ func (a *App) init(ctx context.Context) error {
 			fmt.Sprintf("%v. Blocked agents may be announced again after a restart; check the disk and %s.", err, opt.StateDir))
 	}
 	a.board = board.New()
-	a.watcher = &watch.Watcher{Host: host, Panes: panes, Tracker: track, Engine: engine,
+	a.watcher = &watch.Watcher{Host: host, Panes: panes, Tracker: a.fleet.lockTracker(track), Engine: engine,
 		Devices: deviceOrChannel{a.store, a.channels}, Board: a.board, Poll: opt.Poll, Now: opt.Now, Log: log}
 	asked := &askedBuilder{host: host, panes: panes, now: opt.Now}
 	handler := api.New(api.Config{
@@ -167,6 +172,8 @@ func (a *App) init(ctx context.Context) error {
 		VAPIDPublicKey: a.vapid.PublicKeyBase64(), Token: a.token,
 		AllowInsecureEndpoints: opt.AllowInsecurePushEndpoints, Log: log,
 		Web: api.Web{Store: a.store, InApp: a.inapp, SecureCookies: opt.SecureCookies(), PublicURLs: opt.PublicURLs},
+		Hosts: api.Hosts{List: a.fleet.hosts, Tokens: a.store, OnHook: a.fleet.remoteHook,
+			MCP: a.fleet.mcpHandler(engine, a.replies, opt.Now)},
 	})
 	a.hooks, err = hook.Listen(filepath.Join(opt.StateDir, hook.SocketName))
 	if err != nil {
@@ -243,7 +250,7 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	wg.Go(func() { a.deliverer.Run(ctx, 8) })
 	wg.Go(func() { a.channels.Run(ctx) })
-	wg.Go(func() { a.watcher.Run(ctx) })
+	wg.Go(func() { a.fleet.run(ctx, a.watcher) })
 	wg.Go(func() { a.pruneDecisions(ctx) })
 	wg.Go(func() {
 		if err := a.hooks.Serve(ctx, a.onHook); err != nil && ctx.Err() == nil {

@@ -276,6 +276,13 @@ func (m *Manager) Suspect(host string) {
 	}
 }
 
+// OnServe sets Options.Serve and Options.Down; call it before Start.
+func (m *Manager) OnServe(serve func(ctx context.Context, host string, c *Client), down func(host string)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.opt.Serve, m.opt.Down = serve, down
+}
+
 // Start runs Serve for the own host and one goroutine per other host
 // (probe, then Serve while reachable), until ctx ends. Call Wait after
 // ctx ends to let them finish.
