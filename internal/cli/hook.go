@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,7 +36,9 @@ func hookCommand(stdio Stdio) *ucli.Command {
 			"  {\"hooks\":{\"PermissionRequest\":[{\"matcher\":\"*\",\"hooks\":[{\"type\":\"command\",\"command\":\"attn hook claude\",\"timeout\":5}]}],…}}\n" +
 			"and ~/.codex/config.toml: notify = [\"attn\", \"hook\", \"codex\"]. `attn integration install` writes these\n" +
 			"(`attn hook install` is its alias).",
-		Flags:    []ucli.Flag{stateDirFlag()},
+		Flags: []ucli.Flag{stateDirFlag(),
+			&ucli.StringFlag{Name: "url", Usage: "on another host: the daemon's hook URL for this host (from `attn host token HOST`), sent with $ATTN_HOOK_TOKEN or <state-dir>/" + HostTokenFile + " instead of the socket",
+				Sources: ucli.EnvVars("ATTN_HOOK_URL")}},
 		Commands: []*ucli.Command{hookInstallCommand(stdio)},
 		// Everything after the agent is the payload, never a flag: Codex
 		// appends its JSON as one argument.
@@ -49,14 +50,16 @@ func hookCommand(stdio Stdio) *ucli.Command {
 		},
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			// Never an error: see runHook.
-			runHook(ctx, stdio, filepath.Join(cmd.String("state-dir"), hook.SocketName), cmd.Args().Slice(), os.Getenv, time.Now)
+			dest, send := hookSender(cmd)
+			runHook(ctx, stdio, dest, send, cmd.Args().Slice(), os.Getenv, time.Now)
 			return nil
 		},
 	}
 }
 
-// runHook delivers one hook call to the daemon at socket and returns
-// within hookBudget whatever happens.
+// runHook delivers one hook call to the daemon with send (socket says
+// where, for messages: the hook socket, or another host's hook URL) and
+// returns within hookBudget whatever happens.
 //
 // Why it never fails: agents treat a hook's exit code and output as
 // instructions. Claude Code parses a hook's standard output as JSON for
@@ -72,11 +75,11 @@ func hookCommand(stdio Stdio) *ucli.Command {
 // file system or a wedged daemon cannot hold the hook past its budget;
 // when the budget runs out runHook returns and the process exits, leaving
 // the goroutine behind. Only runHook writes to stdio.
-func runHook(ctx context.Context, stdio Stdio, socket string, args []string, env func(string) string, now func() time.Time) {
+func runHook(ctx context.Context, stdio Stdio, socket string, send func(context.Context, hook.Event) error, args []string, env func(string) string, now func() time.Time) {
 	ctx, cancel := context.WithTimeout(ctx, hookBudget)
 	defer cancel()
 	done := make(chan string, 1)
-	go func() { done <- deliverHook(ctx, stdio.In, socket, args, env, now) }()
+	go func() { done <- deliverHook(ctx, stdio.In, send, args, env, now) }()
 	var msg string
 	select {
 	case msg = <-done:
@@ -90,7 +93,7 @@ func runHook(ctx context.Context, stdio Stdio, socket string, args []string, env
 
 // deliverHook reads, parses and sends one hook call; it returns the line to
 // print on standard error, "" when all went well.
-func deliverHook(ctx context.Context, in io.Reader, socket string, args []string, env func(string) string, now func() time.Time) string {
+func deliverHook(ctx context.Context, in io.Reader, send func(context.Context, hook.Event) error, args []string, env func(string) string, now func() time.Time) string {
 	if len(args) == 0 {
 		return "no agent named: run `attn hook " + strings.Join(hook.Agents, "|") + "` from the agent's hook settings; nothing sent"
 	}
@@ -123,10 +126,10 @@ func deliverHook(ctx context.Context, in io.Reader, socket string, args []string
 		// debugging a silent attn reads that log, not the agent's.
 		bad := hook.Event{Agent: agent, Kind: hook.KindIgnored, Reason: "malformed hook payload: " + err.Error(), At: now()}
 		bad.Pane, bad.TmuxSocket, bad.HerdrPane = hook.PaneFromEnv(env)
-		_ = hook.Send(ctx, socket, bad)
+		_ = send(ctx, bad)
 		return err.Error()
 	}
-	if err := hook.Send(ctx, socket, ev); err != nil {
+	if err := send(ctx, ev); err != nil {
 		// hook.ErrNoDaemon included: attn may be stopped on purpose, and
 		// this line only reaches the agent's debug log.
 		return fmt.Sprintf("%s %s event not delivered: %v", agent, ev.Reason, err)

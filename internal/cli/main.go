@@ -63,6 +63,9 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 			unmuteCommand(stdio),
 			detectCommand(stdio),
 			pairCommand(stdio),
+			hostsCommand(stdio),
+			hostCommand(stdio),
+			mcpCommand(stdio),
 		},
 		ExitErrHandler: func(context.Context, *ucli.Command, error) {},
 	}
