@@ -14,7 +14,6 @@ import (
 
 	"github.com/attn-dev/attn/internal/agent"
 	"github.com/attn-dev/attn/internal/board"
-	"github.com/attn-dev/attn/internal/detect"
 	"github.com/attn-dev/attn/internal/source/tmux"
 	"github.com/attn-dev/attn/internal/tracker"
 )
@@ -65,9 +64,18 @@ type Watcher struct {
 	Poll  time.Duration
 	Now   func() time.Time
 	Log   *slog.Logger
+	// Events, when set, says which panes changed (tmux control mode,
+	// herdr): the watcher then reads a changed pane once it has held
+	// still for Debounce, and every pane only every FullPoll, or every
+	// Poll while Events is down (events.go). nil: every pane every Poll.
+	Events   EventSource
+	Debounce time.Duration // default DefaultDebounce
+	FullPoll time.Duration // default DefaultFullPoll
 
 	hintsOnce sync.Once
 	hints     chan Hint
+	screens   map[string]screen // last reading per pane, for partial reads
+	panes     []tmux.Pane       // last pane list, for reads without tmux
 }
 
 // Hint hands a hook's signal to the watcher without waiting; it reports
@@ -86,8 +94,13 @@ func (w *Watcher) hintQueue() chan Hint {
 	return w.hints
 }
 
-// Run polls until ctx ends, and at once when a hint arrives.
+// Run polls until ctx ends, and at once when a hint arrives. With Events
+// it reads changed panes instead (runEvents).
 func (w *Watcher) Run(ctx context.Context) {
+	if w.Events != nil {
+		w.runEvents(ctx)
+		return
+	}
 	hints := w.hintQueue()
 	t := time.NewTicker(w.Poll)
 	defer t.Stop()
@@ -112,7 +125,10 @@ func (w *Watcher) Run(ctx context.Context) {
 }
 
 // Tick runs one poll: list, capture, classify, track, decide.
-func (w *Watcher) Tick(ctx context.Context) error {
+func (w *Watcher) Tick(ctx context.Context) error { return w.tick(ctx, nil) }
+
+// tick is Tick reading only what sc says (nil: everything).
+func (w *Watcher) tick(ctx context.Context, sc *scope) error {
 	n, err := w.Devices.CountDevices(ctx)
 	if err != nil {
 		return fmt.Errorf("count devices: %w", err)
@@ -120,7 +136,7 @@ func (w *Watcher) Tick(ctx context.Context) error {
 	if n == 0 {
 		return nil
 	}
-	panes, err := w.Panes.ListPanes(ctx)
+	panes, err := w.listPanes(ctx, sc)
 	if err != nil && !errors.Is(err, tmux.ErrNoServer) {
 		return err
 	}
@@ -130,7 +146,7 @@ func (w *Watcher) Tick(ctx context.Context) error {
 		if p.Dead {
 			continue
 		}
-		screen, err := w.Panes.Capture(ctx, p.ID)
+		screen, reading, err := w.read(ctx, p, sc)
 		if err != nil {
 			// The pane may have closed between list and capture; it is
 			// simply absent from this snapshot.
@@ -142,7 +158,7 @@ func (w *Watcher) Tick(ctx context.Context) error {
 			Incarnation: p.PID,
 			Name:        Name(p, w.Host),
 			Dir:         p.Path,
-			Reading:     detect.ClassifyPane(detect.Pane{Screen: screen, Title: p.Title, Command: p.Command}),
+			Reading:     reading,
 		}
 		obs = append(obs, o)
 		live = append(live, board.Pane{Pane: p.ID, Name: o.Name, Agent: o.Reading.Agent, Dir: p.Path,
