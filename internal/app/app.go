@@ -30,6 +30,7 @@ import (
 	"github.com/attn-dev/attn/internal/reply"
 	"github.com/attn-dev/attn/internal/route"
 	"github.com/attn-dev/attn/internal/settings"
+	"github.com/attn-dev/attn/internal/source/herdr"
 	"github.com/attn-dev/attn/internal/source/hook"
 	"github.com/attn-dev/attn/internal/source/tmux"
 	"github.com/attn-dev/attn/internal/store"
@@ -146,9 +147,10 @@ func (a *App) init(ctx context.Context) error {
 	router := &route.Router{Devices: a.store, Presence: a.presence, InApp: a.inapp, WebPush: a.deliverer,
 		Channels: a.channels, Decisions: a.store, LogContent: opt.LogContent, Log: log, Now: opt.Now}
 	panes := &tmux.Client{Socket: opt.TmuxSocket}
+	ownPanes, events, herdrSrc := a.ownSources(panes, log) // sources.go
 	a.replies = &reply.Service{Host: host, Term: panes, Store: a.store, Log: log, Now: opt.Now,
 		NonceTTL: pipeline.BlockedTTL, ActionsOff: !opt.ReplyActions}
-	a.replies.Terms = a.fleet.terminal
+	a.replies.Terms = a.terms(host, herdrSrc)
 	engine = pipeline.New(pipeline.Config{Settings: resolver, Mutes: mutes, Router: router, Log: a.store,
 		Logger: log, LogContent: opt.LogContent, Now: opt.Now, Replies: a.replies, ReplyActions: opt.ReplyActions,
 		Clearer: a.channels})
@@ -162,8 +164,9 @@ func (a *App) init(ctx context.Context) error {
 			fmt.Sprintf("%v. Blocked agents may be announced again after a restart; check the disk and %s.", err, opt.StateDir))
 	}
 	a.board = board.New()
-	a.watcher = &watch.Watcher{Host: host, Panes: panes, Tracker: a.fleet.lockTracker(track), Engine: engine,
-		Devices: deviceOrChannel{a.store, a.channels}, Board: a.board, Poll: opt.Poll, Now: opt.Now, Log: log}
+	a.watcher = &watch.Watcher{Host: host, Panes: ownPanes, Tracker: a.fleet.lockTracker(track), Engine: engine,
+		Devices: deviceOrChannel{a.store, a.channels}, Board: a.board, Poll: opt.Poll, Now: opt.Now, Log: log,
+		Events: events}
 	asked := &askedBuilder{host: host, panes: panes, now: opt.Now}
 	handler := api.New(api.Config{
 		Registry: a.store, Notifier: engine, Asked: asked.build, Mutes: mutes, Kinds: a.store,
@@ -299,6 +302,9 @@ func (a *App) onHook(_ context.Context, ev hook.Event) {
 	if ev.Kind == hook.KindIgnored || ev.Kind == hook.KindReminder {
 		log.Debug("agent hook: nothing to do", "reason", ev.Reason)
 		return
+	}
+	if ev.Pane == "" && ev.HerdrPane != "" && os.Getenv(herdr.SocketEnv) != "" {
+		ev.Pane = ev.HerdrPane // a herdr pane of this host (sources.go)
 	}
 	if ev.Pane == "" {
 		log.Debug("agent hook from outside tmux: ignored")
