@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -104,8 +105,9 @@ func (b *browserTab) eval(t *testing.T, js string, out any) {
 }
 
 // wait polls a JavaScript predicate (awaiting a promise) until it is
-// truthy, for at most 20 s; a navigation in between is retried.
-func (b *browserTab) wait(t *testing.T, what, predicate string) {
+// truthy, for at most 20 s; a navigation in between is retried. On
+// failure the page's text, and what each explain expression says, are shown.
+func (b *browserTab) wait(t *testing.T, what, predicate string, explain ...string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	var lastErr error
@@ -120,6 +122,11 @@ func (b *browserTab) wait(t *testing.T, what, predicate string) {
 		if time.Now().After(deadline) {
 			var page string
 			b.eval(t, `document.body ? document.body.innerText : ""`, &page)
+			for _, js := range explain {
+				var more string
+				b.eval(t, js, &more)
+				page += "\n" + more
+			}
 			t.Fatalf("waited 20s for %s (%s); last error %v; the page shows:\n%s", what, predicate, lastErr, page)
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -493,12 +500,45 @@ func TestWebApp(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		// Chromium's own push service is out of reach here: the app's
+		// subscribe at start fails at once instead of waiting on it.
+		if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: fakePushService}); err != nil {
+			t.Fatal(err)
+		}
 		regs := chromedp.Events(b.ctx, serviceworker.WorkerRegistrationUpdated)
+		var swLog []string // the worker's versions and errors, shown on failure
+		var swLogMu sync.Mutex
+		chromedp.Listen(b.ctx, func(ev any) {
+			swLogMu.Lock()
+			defer swLogMu.Unlock()
+			switch e := ev.(type) {
+			case *serviceworker.EventWorkerVersionUpdated:
+				for _, v := range e.Versions {
+					swLog = append(swLog, fmt.Sprintf("version %s %s %s", v.VersionID, v.Status, v.RunningStatus))
+				}
+			case *serviceworker.EventWorkerErrorReported:
+				swLog = append(swLog, "error "+e.ErrorMessage.ErrorMessage)
+			}
+		})
+		defer func() {
+			if t.Failed() {
+				swLogMu.Lock()
+				t.Logf("service worker events:\n%s", strings.Join(swLog, "\n"))
+				swLogMu.Unlock()
+			}
+		}()
 		if _, err := chromedp.Call(b.ctx, serviceworker.Enable, cdp.Empty{}); err != nil {
 			t.Fatal(err)
 		}
 		b.do(t, chromedp.Navigate(d.base+"/settings"))
-		b.wait(t, "the service worker", `navigator.serviceWorker.controller !== null || navigator.serviceWorker.ready.then(() => true)`)
+		// The app registers its worker at start, which checks for an update
+		// in the background: wait for that, so no push lands mid-update.
+		settled := func() {
+			t.Helper()
+			b.wait(t, "the app started", `document.documentElement.dataset.live === "1"`)
+			b.wait(t, "the service worker", `navigator.serviceWorker.ready.then(r => r.update()).then(() => navigator.serviceWorker.ready).then(r => r.active && !r.installing && !r.waiting)`)
+		}
+		settled()
 		var regID serviceworker.RegistrationID
 		deadline := time.Now().Add(20 * time.Second)
 		for ev, err := range regs {
@@ -544,7 +584,8 @@ func TestWebApp(t *testing.T) {
 		}
 		getShown := `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => ns.map(n =>
 			({Title: n.title, Body: n.body, Tag: n.tag, Actions: n.actions.map(a => a.title), URL: n.data.url})))`
-		b.wait(t, "the notification", `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => ns.length === 1)`)
+		b.wait(t, "the notification", `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => ns.length === 1)`,
+			`navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => JSON.stringify(ns.map(n => [n.title, n.tag])) + " permission " + Notification.permission)`)
 		var got []shown
 		b.eval(t, getShown, &got)
 		want := shown{Title: "api", Body: "Do you want to proceed?\nclaude on " + host, Tag: "block:" + host + "/" + pane,
@@ -574,6 +615,7 @@ func TestWebApp(t *testing.T) {
 		// the card says it was already answered.
 		b.do(t, chromedp.Navigate(d.base+"/settings"))
 		b.wait(t, "settings", `document.querySelector(".kinds")`)
+		settled()
 		n.Fingerprint, n.Tag = "0123456789abcdef0123456789abcdef", "block:"+host+"/"+pane+"-old"
 		payload, _ = n.Payload(4096)
 		if _, err := chromedp.Call(b.ctx, serviceworker.DeliverPushMessage, serviceworker.DeliverPushMessageParams{
@@ -593,6 +635,27 @@ func TestWebApp(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.wait(t, "the plain notification", `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => ns.some(n => n.title === "attn" && n.body === "plain words"))`)
+	})
+
+	// Answering from the card: the reply path types the option into the
+	// pane; the card and the inbox follow the pane live, without reload.
+	t.Run("answer from the card", func(t *testing.T) {
+		b.do(t, chromedp.Navigate(d.base+"/"))
+		b.wait(t, "the blocked card", `document.querySelector(".cards .card.blocked a")`)
+		b.do(t, chromedp.Click(chromedp.CSS(".cards .card.blocked a")))
+		b.wait(t, "an answer button", `document.querySelector(".answers .answer") && !document.querySelector(".answers .answer").disabled`)
+		b.eval(t, `window.__noReload = true`, nil)
+		b.do(t, chromedp.Click(chromedp.CSS(".answers .answer")))
+		tm.waitScreen(t, pane, "Deliberating")
+		b.wait(t, "the card after the answer", `document.querySelector(".banner.ok") && document.querySelector(".pill.working")`)
+		if got := b.text(t, ".banner.ok"); got != "Sent “Yes”." {
+			t.Fatalf("banner = %q", got)
+		}
+		b.do(t, chromedp.Click(chromedp.CSS(".back")))
+		b.wait(t, "the inbox with nothing waiting", `document.querySelector(".waiting .empty") && window.__noReload === true`)
+		if h, empty := b.text(t, ".waiting h1"), b.text(t, ".waiting .empty"); h != "Waiting on you" || empty != "Nothing is waiting on you." {
+			t.Fatalf("inbox says %q, %q", h, empty)
+		}
 	})
 
 	// The service worker is served uncached.

@@ -9,6 +9,7 @@ import { h, ago, agentLabel, statusLabel } from "./ui.js";
 export function renderCard(root, host, pane, params) {
   const key = host + "/" + pane;
   const fp = params.get("fp") || "";
+  const compose = params.get("compose") === "1"; // a free-text wait
   let detail = null; // GET /api/panes/{host}/{pane}
   let gone = false;
   let failure = params.get("answer") === "failed" ? "That answer was not taken: the question may have changed. Check the screen below." : "";
@@ -74,9 +75,12 @@ export function renderCard(root, host, pane, params) {
           h("label", { for: "reply", class: "sr" }, "Reply"),
           h("textarea", { id: "reply", rows: "2", placeholder: "Type a reply…", disabled: true }),
           h("button", { type: "submit", disabled: true }, "Send")),
-        canAnswer ? null : h("p", { class: "hint" }, state.session && state.session.answer
-          ? "Answer from the notification, or at the terminal."
-          : "Answering from here comes with attn's reply path; answer at the terminal for now."))
+        h("p", { class: "hint" }, [
+          canAnswer ? "" : state.session && state.session.answer
+            ? "Answer from the notification, or at the terminal. "
+            : "Answering from here comes with attn's reply path; answer at the terminal for now. ",
+          compose ? "This agent waits for typed text: type it at the terminal for now." : "Typed replies: at the terminal for now.",
+        ].join("")))
         : h("p", { class: "quiet" }, p.status === "working" ? "Working: nothing to answer." : "Nothing to answer."),
       h("h2", { class: "screen-h" }, "Screen"),
       h("pre", { class: "screen", tabindex: "0", "aria-label": "Last lines of the pane's screen" },
