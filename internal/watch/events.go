@@ -25,9 +25,9 @@ import (
 //     tracker again (a wait settles on time) and the pipeline ticks;
 //   - every FullPoll, and at once after the source (re)starts, every pane
 //     is read (what no event announces: a title set without output);
-//   - while the source is down (it failed, or there is no tmux server
-//     yet), every pane is read every Poll, as without Events, and the
-//     source is started again after FullPoll;
+//   - while the source is down (it failed: e.g. a tmux too old for
+//     control mode), every pane is read every Poll, as without Events,
+//     and the source is started again after FullPoll;
 //   - a hook's hint reads its pane at once.
 //
 // With no device registered, nothing runs: no source, no tmux call.

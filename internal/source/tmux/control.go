@@ -39,10 +39,13 @@ type Control struct {
 	Binary string
 	// Log, when set, hears of clients coming and going.
 	Log *slog.Logger
+	// Recheck is how often a server with no session, or no server, is
+	// looked at again for one (default 1 s).
+	Recheck time.Duration
 }
 
 // ErrNoSessions means the server has no session to attach to: control
-// mode has nothing to follow (poll instead, and try again later).
+// mode has nothing to follow yet.
 var ErrNoSessions = errors.New("tmux server has no session to follow in control mode")
 
 // ctlExit says a control client ended: its session closed (%exit), the
@@ -53,10 +56,14 @@ type ctlExit struct {
 }
 
 // Watch attaches control-mode clients to every session of the server and
-// sends pane ids on changed until ctx ends (then it returns ctx.Err()) or
-// it can follow no session any more: the server is gone (ErrNoServer), it
-// has no session (ErrNoSessions), or tmux failed. It never blocks on
-// changed past ctx. Every client it started is stopped before it returns.
+// sends pane ids on changed until ctx ends; then it returns ctx.Err(),
+// every client it started stopped. "" is sent when panes may have come or
+// gone: windows or sessions opened or closed, the server went away or
+// appeared. While there is no server, or no session, it looks again every
+// Recheck (there is no pane to miss meanwhile). It returns early only when
+// tmux fails in a way waiting does not mend: no tmux binary, or one too old
+// for control mode's attach flags (tmux 3.2). It never blocks on changed
+// past ctx.
 func (c *Control) Watch(ctx context.Context, changed chan<- string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -66,19 +73,21 @@ func (c *Control) Watch(ctx context.Context, changed chan<- string) error {
 	exits := make(chan ctlExit)
 	restate := make(chan struct{}, 1) // %sessions-changed, coalesced
 	clients := map[string]bool{}      // session id → a client runs
-	attach := func() error {
+	// attach follows the sessions not yet followed; started says how many.
+	attach := func() (started int, err error) {
 		out, err := list.run(ctx, "list-sessions", "-F", "#{session_id}")
 		if err != nil {
 			if serverGone(err.Error()) {
-				return ErrNoServer // it was exiting as we asked
+				return 0, ErrNoServer // it was exiting as we asked
 			}
-			return err
+			return 0, err
 		}
 		for id := range strings.FieldsSeq(out) {
 			if clients[id] {
 				continue
 			}
 			clients[id] = true
+			started++
 			c.logf("tmux control mode: following session", "session", id)
 			wg.Go(func() {
 				err := c.follow(ctx, id, changed, restate)
@@ -89,41 +98,53 @@ func (c *Control) Watch(ctx context.Context, changed chan<- string) error {
 			})
 		}
 		if len(clients) == 0 {
-			return ErrNoSessions
+			return 0, ErrNoSessions
 		}
-		return nil
+		return started, nil
 	}
-	if err := attach(); err != nil {
-		return err
-	}
+	first := true
 	for {
+		var recheck <-chan time.Time
+		switch started, err := attach(); {
+		case errors.Is(err, ErrNoServer), errors.Is(err, ErrNoSessions):
+			// Nothing to follow, hence no pane to miss: look again soon.
+			recheck = time.After(c.recheck())
+		case err != nil:
+			return err
+		case started > 0 && !first:
+			// A server or session came while none was followed: its
+			// panes are new to the watcher.
+			if !send(ctx, changed, "") {
+				return ctx.Err()
+			}
+		}
+		first = false
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-recheck:
 		case <-restate:
 			if !send(ctx, changed, "") {
 				return ctx.Err()
 			}
-			if err := attach(); err != nil {
-				return err
-			}
 		case e := <-exits:
 			delete(clients, e.session)
 			c.logf("tmux control mode: session client ended", "session", e.session, "err", e.err)
-			if len(clients) > 0 {
-				continue
+			if e.err != nil && !errors.Is(e.err, ErrNoServer) {
+				return e.err // e.g. a tmux too old for control mode's flags
 			}
-			// The last session closed, or the server went away: one look
-			// at the server tells which, and attaches anew if sessions
-			// appeared meanwhile.
-			if err := attach(); err != nil {
-				if errors.Is(err, ErrNoSessions) && e.err != nil {
-					return fmt.Errorf("tmux control mode: %w", e.err)
-				}
-				return err
+			if !send(ctx, changed, "") { // its panes are gone
+				return ctx.Err()
 			}
 		}
 	}
+}
+
+func (c *Control) recheck() time.Duration {
+	if c.Recheck > 0 {
+		return c.Recheck
+	}
+	return time.Second
 }
 
 func (c *Control) logf(msg string, args ...any) {

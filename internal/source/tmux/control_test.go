@@ -74,8 +74,7 @@ func waitFor(t *testing.T, changed <-chan string, done <-chan error, want string
 
 // TestControlFollowsSessions: output in a pane is reported with its id; a
 // new session is followed too; the clients are read-only and never
-// resize; ending ctx detaches them all; the server going away ends Watch
-// with ErrNoServer.
+// resize; the server going away is a change, and a new one is followed.
 func TestControlFollowsSessions(t *testing.T) {
 	c, tm := controlServer(t)
 	pane := tm("display-message", "-p", "-t", "t", "#{pane_id}")
@@ -104,14 +103,32 @@ func TestControlFollowsSessions(t *testing.T) {
 		t.Errorf("window size %s: a control client resized it", size)
 	}
 
+	// The server going away is a change ("": its panes are gone); Watch
+	// waits for another, and follows it.
 	tm("kill-server")
+	waitFor(t, changed, done, "")
+	for i := 0; ; i++ { // the old server may still be exiting
+		out, err := exec.Command("tmux", "-L", c.Socket, "-f", "/dev/null", "new-session", "-d", "-s", "three", "exec cat").CombinedOutput()
+		if err == nil {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("new server: %v %s", err, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	third := tm("display-message", "-p", "-t", "three", "#{pane_id}")
+	waitClients(t, tm, 1)
+	tm("send-keys", "-t", third, "x", "Enter")
+	waitFor(t, changed, done, third)
+	cancel()
 	select {
 	case err := <-done:
-		if !errors.Is(err, ErrNoServer) {
-			t.Errorf("Watch after kill-server: %v, want ErrNoServer", err)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Watch: %v", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("Watch did not return after the server went away")
+		t.Fatal("Watch did not return after ctx ended")
 	}
 }
 
@@ -134,13 +151,33 @@ func TestControlStops(t *testing.T) {
 	waitClients(t, tm, 0)
 }
 
+// TestControlNothingToFollow: with no server, Watch waits and looks
+// again every Recheck; without tmux it fails at once.
 func TestControlNothingToFollow(t *testing.T) {
-	ctl := &Control{Socket: fmt.Sprintf("attn-test-%d-none", os.Getpid())}
-	if err := ctl.Watch(context.Background(), make(chan string)); !errors.Is(err, ErrNoServer) {
-		t.Errorf("no server: %v, want ErrNoServer", err)
-	}
 	if err := (&Control{Binary: "/nonexistent/tmux"}).Watch(context.Background(), make(chan string)); err == nil || !strings.Contains(err.Error(), "put it on $PATH") {
 		t.Errorf("no tmux: %v", err)
+	}
+	sock := fmt.Sprintf("attn-test-%d-later", os.Getpid())
+	t.Cleanup(func() { exec.Command("tmux", "-L", sock, "kill-server").Run() })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changed := make(chan string, 16)
+	done := make(chan error, 1)
+	go func() { done <- (&Control{Socket: sock, Recheck: 50 * time.Millisecond}).Watch(ctx, changed) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Watch returned %v with no server", err)
+	case id := <-changed:
+		t.Fatalf("change %q with no server", id)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if out, err := exec.Command("tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "exec cat").CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	waitFor(t, changed, done, "") // the new server's panes
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Watch: %v", err)
 	}
 }
 
