@@ -56,6 +56,9 @@ type Request struct {
 type Server struct {
 	// Path is the socket to connect to.
 	Path string
+	// OnKeys, when set, hears what is typed into a pane (as Keys lists
+	// it), after the answer: a test makes the screen react.
+	OnKeys func(pane string, typed []string)
 
 	t      testing.TB
 	mu     sync.Mutex
@@ -336,8 +339,15 @@ func (s *Server) serve(c net.Conn) {
 		result, code, msg := s.call(req.Method, req.Params)
 		if code != "" {
 			write(map[string]any{"id": req.ID, "error": errObj(code, msg)})
-		} else {
-			write(map[string]any{"id": req.ID, "result": result})
+			continue
+		}
+		write(map[string]any{"id": req.ID, "result": result})
+		if s.OnKeys != nil && (req.Method == "agent.send_keys" || req.Method == "pane.send_text") {
+			pane, _ := req.Params["target"].(string)
+			if req.Method == "pane.send_text" {
+				pane, _ = req.Params["pane_id"].(string)
+			}
+			s.OnKeys(pane, s.Keys(pane))
 		}
 	}
 }
