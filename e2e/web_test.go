@@ -2,10 +2,18 @@ package e2e
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/url"
 	"os"
@@ -383,6 +391,18 @@ func TestWebApp(t *testing.T) {
 		t.Fatalf("inbox card = %+v", card)
 	}
 	b.wait(t, "the live stream", `document.documentElement.dataset.live === "1"`)
+	// Installable: the manifest parses, and Chromium finds nothing missing.
+	manifest, err := chromedp.Call(b.ctx, page.GetAppManifest, page.GetAppManifestParams{})
+	if err != nil || len(manifest.Errors) != 0 || manifest.URL != d.base+"/manifest.webmanifest" {
+		t.Fatalf("manifest: %+v, %v", manifest, err)
+	}
+	installable, err := chromedp.Call(b.ctx, page.GetInstallabilityErrors, cdp.Empty{})
+	if err != nil || len(installable.InstallabilityErrors) != 0 {
+		for _, e := range installable.InstallabilityErrors {
+			t.Errorf("installability: %s", e.ErrorID)
+		}
+		t.Fatalf("installability errors: %v", err)
+	}
 	b.screenshot(t, shots, "inbox", 360)
 	b.screenshot(t, shots, "inbox", 1280)
 
@@ -829,4 +849,84 @@ func TestWebSubscription(t *testing.T) {
 	if m := decode(t, ps.waitMessages(t, again.ClientHash, 1, 10*time.Second)[0]); m.Body != "hello phone" {
 		t.Fatalf("push = %+v", m)
 	}
+}
+
+// TestServeTLS: with a certificate attn serves HTTPS (and may then listen
+// beyond loopback); the pairing link uses the public URL and the cookie is
+// Secure with the __Host- prefix. Without TLS, beyond loopback is refused.
+func TestServeTLS(t *testing.T) {
+	dir := t.TempDir()
+	certPEM, keyPEM := selfSignedCert(t, "localhost")
+	writeFile(t, filepath.Join(dir, "cert.pem"), string(certPEM))
+	writeFile(t, filepath.Join(dir, "key.pem"), string(keyPEM))
+	tm := startTmux(t)
+	state := t.TempDir()
+	p := start(t, nil, attnBinary(t), "serve", "--listen", "127.0.0.1:0", "--state-dir", state, "--tmux-socket", tm.socket,
+		"--push-contact", "mailto:e2e@example.org", "--tls-cert", filepath.Join(dir, "cert.pem"), "--tls-key", filepath.Join(dir, "key.pem"),
+		"--public-url", "https://localhost")
+	re := regexp.MustCompile(`msg="attn serving" listen=(https://\S+)`)
+	base := re.FindStringSubmatch(p.out.waitCount(t, re, 1, 20*time.Second))[1]
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(certPEM)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: "localhost"}}}
+	tok, _ := os.ReadFile(filepath.Join(state, "api-token"))
+	mint, _ := http.NewRequest("POST", base+"/api/pair", strings.NewReader("{}"))
+	mint.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	resp, err := client.Do(mint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var link PairLink
+	json.NewDecoder(resp.Body).Decode(&link)
+	resp.Body.Close()
+	if resp.StatusCode != 201 || !strings.HasPrefix(link.URL, "https://localhost/pair#") {
+		t.Fatalf("pair over TLS: %d %+v", resp.StatusCode, link)
+	}
+	u, _ := url.Parse(link.URL)
+	redeem, _ := http.NewRequest("POST", base+"/api/pair/redeem", strings.NewReader(`{"code":"`+u.Fragment+`"}`))
+	redeem.Header.Set("Origin", "https://localhost")
+	redeem.Header.Set("Content-Type", "application/json")
+	resp, err = client.Do(redeem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cookies := resp.Cookies()
+	if resp.StatusCode != 201 || len(cookies) != 1 || cookies[0].Name != "__Host-attn" || !cookies[0].Secure || !cookies[0].HttpOnly {
+		t.Fatalf("redeem over TLS: %d %+v", resp.StatusCode, cookies)
+	}
+
+	// Beyond loopback without TLS: refused at start, saying what to do.
+	code, _, stderr := (&daemon{stateDir: t.TempDir()}).cli(t, "", "serve", "--listen", "0.0.0.0:0", "--state-dir", t.TempDir(),
+		"--public-url", "https://laptop.example.ts.net")
+	if code != 1 || !strings.Contains(stderr, "--tls-cert and --tls-key, or put a TLS-terminating proxy in front and pass --tls-proxy") {
+		t.Fatalf("serve beyond loopback without TLS: code %d, stderr %q", code, stderr)
+	}
+}
+
+// PairLink is the answer of POST /api/pair.
+type PairLink struct {
+	URL string `json:"url"`
+}
+
+// selfSignedCert returns a PEM certificate for host and its PEM key.
+func selfSignedCert(t *testing.T, host string) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true, IsCA: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
 }
