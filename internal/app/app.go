@@ -303,8 +303,10 @@ func (a *App) onHook(_ context.Context, ev hook.Event) {
 		log.Debug("agent hook: nothing to do", "reason", ev.Reason)
 		return
 	}
-	if ev.Pane == "" && ev.HerdrPane != "" && os.Getenv(herdr.SocketEnv) != "" {
-		ev.Pane = ev.HerdrPane // a herdr pane of this host (sources.go)
+	if ev.HerdrPane != "" && os.Getenv(herdr.SocketEnv) != "" {
+		// The agent runs in a herdr pane of this host (sources.go), even
+		// when herdr itself runs in a tmux pane.
+		ev.Pane, ev.TmuxSocket = ev.HerdrPane, ""
 	}
 	if ev.Pane == "" {
 		log.Debug("agent hook from outside tmux: ignored")
