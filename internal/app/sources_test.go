@@ -18,8 +18,8 @@ func TestOwnSources(t *testing.T) {
 	a := &App{}
 	for _, c := range []struct {
 		control, herdrPath string
-		mux               bool
-		events            []string
+		mux                bool
+		events             []string
 	}{
 		{"", "", false, []string{"tmux"}},
 		{"off", "", false, nil},
