@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -235,5 +237,200 @@ func TestOwnHostNamedLocal(t *testing.T) {
 	}
 	if h := d.waitHost(t, "TITAN", hosts.StateUnreachable, 20*time.Second); h.Own {
 		t.Fatalf("the alias is not the own host: %+v", h)
+	}
+}
+
+// sshServer is Debian's sshd on a loopback port, with a throwaway host
+// key and client key, started (and stopped) by the test.
+type sshServer struct {
+	cmd      *exec.Cmd
+	port     int
+	dir      string
+	tmuxDir  string // TMUX_TMPDIR of its sessions: their default tmux server is private
+	stopped  bool
+	alias    string
+	sshAlias string // the ssh config lines for alias
+}
+
+func startSSHD(t *testing.T, alias string) *sshServer {
+	t.Helper()
+	sshd := "/usr/sbin/sshd"
+	if _, err := os.Stat(sshd); err != nil {
+		t.Fatal("sshd is not installed: apt-get install openssh-server (scripts/test does)")
+	}
+	dir, err := os.MkdirTemp("", "attnssh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	for _, k := range []string{"host_key", "client_key"} {
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "attn-e2e", "-f", filepath.Join(dir, k)).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v: %s", err, out)
+		}
+	}
+	pub, err := os.ReadFile(filepath.Join(dir, "client_key.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "authorized_keys"), string(pub))
+	s := &sshServer{port: freePort(t), dir: dir, tmuxDir: filepath.Join(dir, "tmux"), alias: alias}
+	if err := os.Mkdir(s.tmuxDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "sshd_config"), fmt.Sprintf(`Port %d
+ListenAddress 127.0.0.1
+HostKey %s/host_key
+PidFile %s/sshd.pid
+AuthorizedKeysFile %s/authorized_keys
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+PermitRootLogin prohibit-password
+SetEnv TMUX_TMPDIR=%s
+LogLevel ERROR
+`, s.port, dir, dir, dir, s.tmuxDir))
+	// Debian's sshd wants its privilege separation directory.
+	os.MkdirAll("/run/sshd", 0o755)
+	s.cmd = exec.Command(sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
+	out := &strings.Builder{}
+	s.cmd.Stdout, s.cmd.Stderr = out, out
+	s.cmd.WaitDelay = 2 * time.Second
+	if err := s.cmd.Start(); err != nil {
+		t.Fatalf("start sshd: %v", err)
+	}
+	t.Cleanup(func() { s.stop() })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sshd never listened: %s", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	user := os.Getenv("USER")
+	if user == "" {
+		user = "root"
+	}
+	s.sshAlias = fmt.Sprintf("Host %s\n  HostName 127.0.0.1\n  Port %d\n  User %s\n  IdentityFile %s/client_key\n  IdentitiesOnly yes\n"+
+		"  UserKnownHostsFile %s/known_hosts\n  StrictHostKeyChecking accept-new\n  LogLevel ERROR\n", alias, s.port, user, dir, dir)
+	return s
+}
+
+// tmux runs tmux on the ssh host's private default server.
+func (s *sshServer) tmux(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-f", "/dev/null"}, args...)...)
+	cmd.Env = append(os.Environ(), "TMUX_TMPDIR="+s.tmuxDir, "TMUX=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("tmux %v on the ssh host: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+// stop ends sshd and the connections it serves (its child processes,
+// which outlive it): the host is then unreachable, master connection
+// included.
+func (s *sshServer) stop() {
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	// The connections first: they hold sshd's output open.
+	for _, c := range descendants(s.cmd.Process.Pid) {
+		if p, err := os.FindProcess(c); err == nil {
+			p.Kill()
+		}
+	}
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+	cmd := exec.Command("tmux", "kill-server")
+	cmd.Env = append(os.Environ(), "TMUX_TMPDIR="+s.tmuxDir)
+	cmd.Run()
+}
+
+// descendants returns the pids of pid's children, grandchildren and so
+// on, read from /proc.
+func descendants(pid int) []int {
+	parent := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		var p int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &p); err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces; read after ")".
+		rest := string(b)[strings.LastIndexByte(string(b), ')')+1:]
+		var state string
+		var ppid int
+		fmt.Sscanf(rest, " %s %d", &state, &ppid)
+		parent[ppid] = append(parent[ppid], p)
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range parent[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// TestHostOverRealSSH: a second host made real with Debian's sshd on a
+// loopback port, a throwaway key and an SSH config alias. attn lists it,
+// detects a blocked agent drawn in a tmux pane there and answers it; with
+// sshd stopped, the host is listed unreachable with the reason while the
+// own host keeps working.
+func TestHostOverRealSSH(t *testing.T) {
+	ps := startPushService(t)
+	srv := startSSHD(t, "sshbox")
+	sshConfig := filepath.Join(t.TempDir(), "config")
+	writeFile(t, sshConfig, srv.sshAlias)
+	srv.tmux(t, "new-session", "-d", "-s", "far", "-x", "120", "-y", "40", "-n", "far")
+	far := strings.TrimSpace(srv.tmux(t, append([]string{"new-window", "-d", "-n", "far", "-P", "-F", "#{pane_id}"},
+		menuCommand(t, fixture(t, "claude-bash-permission.txt"), "")...)...))
+	srv.tmux(t, "set-option", "-w", "-t", far, "automatic-rename", "off")
+	local := startTmux(t)
+	localPane := local.newWindow(t, "api", agentCommand(t, "claude", "✳ Claude Code", fixture(t, "claude-idle.txt"))...)
+	d := startDaemonEnv(t, hookStateDir(t), local.socket, []string{"ATTN_SSH_CONFIG=" + sshConfig, "ATTN_HOSTNAME=titan"})
+
+	d.waitHost(t, "sshbox", hosts.StateReachable, 30*time.Second)
+	sub := ps.subscribe(t, d.vapidKey(t))
+	d.register(t, sub, "phone")
+	m := decode(t, ps.waitMessages(t, sub.ClientHash, 1, 30*time.Second)[0])
+	if m.Host != "sshbox" || m.Pane != far || m.Title != "far" || m.Question == nil || m.Question.Options[0] != "Yes" {
+		t.Fatalf("push for the agent on sshbox = %+v", m)
+	}
+	nonce := d.cardNonce(t, "sshbox", far)
+	if code, res := d.answer(t, "card", nonce, 0); code != 200 || res["outcome"] != "applied" {
+		t.Fatalf("answer over ssh: %d %v", code, res)
+	}
+	if screen := srv.tmux(t, "capture-pane", "-p", "-t", far); !strings.Contains(screen, "You chose: 1") {
+		t.Fatalf("the agent on sshbox did not get the answer:\n%s", screen)
+	}
+
+	srv.stop()
+	h := d.waitHost(t, "sshbox", hosts.StateUnreachable, 40*time.Second)
+	if !strings.Contains(h.Error, "ssh sshbox: ") || !strings.Contains(h.Error, "Connection refused") {
+		t.Fatalf("sshbox with sshd stopped = %+v", h)
+	}
+	if got := d.panesOf(t, "titan"); len(got) != 1 || got[0] != localPane+":idle" {
+		t.Fatalf("own host's panes with sshd stopped: %v", got)
+	}
+	if code, _, errOut := d.cli(t, "", "notify", "own host still works"); code != 0 {
+		t.Fatalf("notify with sshd stopped: %d %s", code, errOut)
 	}
 }

@@ -64,7 +64,7 @@ type Options struct {
 	// Hostname is the machine's hostname; "" means os.Hostname.
 	Hostname string
 	// SSHConfig is the SSH client config to read aliases from; "" means
-	// ~/.ssh/config. Home is the home directory for "~" and relative
+	// ~/.ssh/config. Another file is also given to ssh (-F). Home is the home directory for "~" and relative
 	// Includes; "" means os.UserHomeDir.
 	SSHConfig, Home string
 	// Remote turns other hosts on; false lists the own host only.
@@ -145,11 +145,15 @@ func New(opt Options) (*Manager, error) {
 	if opt.Home == "" {
 		opt.Home, _ = os.UserHomeDir()
 	}
-	if opt.SSHConfig == "" && opt.Home != "" {
-		opt.SSHConfig = filepath.Join(opt.Home, ".ssh", "config")
-	}
 	if opt.SSH == nil {
 		opt.SSH = &SSH{}
+	}
+	if opt.SSHConfig != "" && opt.SSH.ConfigFile == "" {
+		// Not the user's default: ssh must read the same file.
+		opt.SSH.ConfigFile = opt.SSHConfig
+	}
+	if opt.SSHConfig == "" && opt.Home != "" {
+		opt.SSHConfig = filepath.Join(opt.Home, ".ssh", "config")
 	}
 	if opt.SSH.ControlDir == "" {
 		opt.SSH.ControlDir = ControlDir(opt.StateDir)

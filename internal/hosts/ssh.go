@@ -34,6 +34,9 @@ type SSH struct {
 	// Persist is how long an idle master connection lingers; 0 means 10
 	// minutes.
 	Persist time.Duration
+	// ConfigFile, when set, is passed as `ssh -F`: the SSH config attn
+	// read its aliases from, when it is not the user's default.
+	ConfigFile string
 }
 
 func (s *SSH) binary() string {
@@ -58,14 +61,18 @@ func (s *SSH) options(host, master string) []string {
 	if persist <= 0 {
 		persist = 10 * time.Minute
 	}
-	opts := []string{
+	var opts []string
+	if s.ConfigFile != "" {
+		opts = append(opts, "-F", s.ConfigFile)
+	}
+	opts = append(opts,
 		"-o", "BatchMode=yes",
 		"-o", fmt.Sprintf("ConnectTimeout=%d", max(1, int(ct/time.Second))),
 		"-o", "ServerAliveInterval=10",
 		"-o", "ServerAliveCountMax=3",
-		"-o", "ControlMaster=" + master,
-		"-o", "ControlPath=" + s.ControlPath(host),
-	}
+		"-o", "ControlMaster="+master,
+		"-o", "ControlPath="+s.ControlPath(host),
+	)
 	if master != "no" {
 		opts = append(opts, "-o", fmt.Sprintf("ControlPersist=%d", max(1, int(persist/time.Second))))
 	}
@@ -99,10 +106,13 @@ func (s *SSH) command(ctx context.Context, host, master, name string, args ...st
 	return cmd
 }
 
-// Exec returns a tmux.Client Exec func that runs tmux on host.
+// Exec returns a tmux.Client Exec func that runs tmux on host. It adds
+// tmux's -u: a command run by ssh gets no locale, and tmux would then
+// print "_" for every non-ASCII character (screens, and list-panes's
+// field separator).
 func (s *SSH) Exec(host string) func(ctx context.Context, name string, args ...string) *exec.Cmd {
 	return func(ctx context.Context, name string, args ...string) *exec.Cmd {
-		return s.Command(ctx, host, name, args...)
+		return s.Command(ctx, host, name, append([]string{"-u"}, args...)...)
 	}
 }
 
@@ -156,7 +166,12 @@ func (s *SSH) Stop(ctx context.Context, host string) {
 	if _, err := os.Stat(s.ControlPath(host)); err != nil {
 		return
 	}
-	cmd := exec.CommandContext(ctx, s.binary(), "-o", "ControlPath="+s.ControlPath(host), "-O", "exit", "--", host)
+	var args []string
+	if s.ConfigFile != "" {
+		args = append(args, "-F", s.ConfigFile)
+	}
+	args = append(args, "-o", "ControlPath="+s.ControlPath(host), "-O", "exit", "--", host)
+	cmd := exec.CommandContext(ctx, s.binary(), args...)
 	cmd.WaitDelay = time.Second
 	cmd.Run()
 }
