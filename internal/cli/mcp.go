@@ -96,6 +96,9 @@ func mcpToolCommand(stdio Stdio, t mcp.Tool) *ucli.Command {
 		Usage:       firstSentence(t.Description),
 		Description: t.Description,
 		Flags:       flags,
+		OnUsageError: func(_ context.Context, _ *ucli.Command, err error, _ bool) error {
+			return fail(2, "%v: `attn mcp %s --help` lists its parameters", err, t.Name)
+		},
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			if cmd.Args().Len() > 0 {
 				return fail(2, "attn mcp %s takes flags only, got %q: pass parameters as --name value", t.Name, cmd.Args().First())
