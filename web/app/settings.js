@@ -84,8 +84,14 @@ export function renderSettings(root) {
   });
 
   const removeDevice = (d) => act("devices", async () => {
+    if (d.device_id === state.deviceId) {
+      // This browser: drop its subscription too, or the next start would
+      // register it again.
+      await push.turnOff(state.session);
+      setDevice(0);
+      return;
+    }
     await api.del("/api/devices/" + d.device_id);
-    if (d.device_id === state.deviceId) setDevice(0);
   });
 
   const signOut = (c) => act("creds", async () => {
