@@ -168,6 +168,7 @@ func TestAnswers(t *testing.T) {
 		}
 		// Refused by the agent gate, or — when the daemon has already seen
 		// the wait clear — because its nonces died with it.
+		tm.waitScreen(t, p, "bash-") // the shell's prompt (bash --norc: "bash-5.2$ ")
 		before := tm.run(t, "capture-pane", "-p", "-t", p)
 		if code, res := d.answer(t, "card", nonce, 0); code != 409 || (res["gate"] != "agent-exited" && res["gate"] != "nonce") {
 			t.Fatalf("after exit: %d %v", code, res)
