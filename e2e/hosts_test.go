@@ -288,9 +288,12 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 PubkeyAuthentication yes
 PermitRootLogin prohibit-password
-SetEnv TMUX_TMPDIR=%s
+SetEnv TMUX_TMPDIR=%s HOME=%s
 LogLevel ERROR
-`, s.port, dir, dir, dir, s.tmuxDir))
+`, s.port, dir, dir, dir, s.tmuxDir, dir))
+	// HOME points at the test's directory so the login shell sshd starts
+	// reads no ~/.bashrc of the machine's (one here runs `pyenv init`,
+	// which hangs for 20 s without a network).
 	// Debian's sshd wants its privilege separation directory.
 	os.MkdirAll("/run/sshd", 0o755)
 	s.cmd = exec.Command(sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
