@@ -104,7 +104,7 @@ func (s *Server) authenticate(r *http.Request) (principal, bool) {
 	if err != nil || c.Value == "" || s.cfg.Web.Store == nil {
 		return principal{}, false
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(c.Value)
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(c.Value)
 	if err != nil || len(raw) != 32 {
 		return principal{}, false
 	}
@@ -231,7 +231,7 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request) error {
 	if code == "" {
 		return errPairingMissing
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(code)
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(code) // one spelling per code
 	if err != nil || len(raw) != 16 {
 		return errPairingUnknown
 	}

@@ -85,3 +85,6 @@ var (
 	errNoTokenForHost  = &Error{http.StatusNotFound, 40482, "that host has no credential: `attn host token HOST` issues one"}
 	errHostTokenBearer = &Error{http.StatusForbidden, 40381, "only the daemon's API token may issue or revoke host credentials: run `attn host token HOST` on the machine where `attn serve` runs"}
 )
+
+// errBadName refuses a device name that cannot be shown safely.
+var errBadName = &Error{http.StatusBadRequest, 40012, "invalid device name"}

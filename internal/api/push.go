@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/attn-dev/attn/internal/store"
 	"github.com/attn-dev/attn/internal/webpush"
@@ -38,9 +39,9 @@ func (s *Server) subscribe(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return errBadSubscription.with("%v", err)
 	}
-	name := strings.TrimSpace(req.Name)
-	if len(name) > maxNameLen {
-		return errBadSubscription.with("name is %d bytes; at most %d", len(name), maxNameLen)
+	name, err := deviceName(req.Name)
+	if err != nil {
+		return err
 	}
 	id, created, err := s.cfg.Registry.UpsertDevice(r.Context(), sub.Endpoint, sub.P256DH, sub.Auth, name)
 	if err != nil {
@@ -123,4 +124,19 @@ func origin(endpoint string) string {
 		return ""
 	}
 	return u.Scheme + "://" + u.Host
+}
+
+// deviceName checks a device name: at most maxNameLen bytes, no control
+// or bidirectional-override characters (names are printed in terminals).
+func deviceName(v string) (string, error) {
+	name := strings.TrimSpace(v)
+	if len(name) > maxNameLen {
+		return "", errBadName.with("it is %d bytes; at most %d", len(name), maxNameLen)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return "", errBadName.with("it holds control character %U; use letters, digits and punctuation", r)
+		}
+	}
+	return name, nil
 }

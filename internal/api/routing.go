@@ -69,9 +69,9 @@ func (s *Server) patchDevice(w http.ResponseWriter, r *http.Request) error {
 		return errNoDevice
 	}
 	if req.Name != nil {
-		name := strings.TrimSpace(*req.Name)
-		if len(name) > maxNameLen {
-			return errBadSubscription.with("name is %d bytes; at most %d", len(name), maxNameLen)
+		name, err := deviceName(*req.Name)
+		if err != nil {
+			return err
 		}
 		d := devs[i]
 		if _, _, err := s.cfg.Registry.UpsertDevice(r.Context(), d.Endpoint, d.P256DH, d.Auth, name); err != nil {
@@ -132,6 +132,9 @@ func (s *Server) presence(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// MaxMute is the longest a mute may run.
+const MaxMute = 366 * 24 * time.Hour
+
 // MuteRequest mutes a pane: for a duration, until a time, and/or until its
 // agent next finishes.
 type MuteRequest struct {
@@ -154,12 +157,15 @@ func (s *Server) mute(w http.ResponseWriter, r *http.Request) error {
 	if req.For != "" {
 		d, err := time.ParseDuration(req.For)
 		if err != nil || d <= 0 {
-			return errBadMute.with("for %q is not a positive duration", req.For)
+			return errBadMute.with("for %q is not a positive duration like 30m or 2h (at most 8784h)", req.For)
 		}
 		m.Until = s.cfg.Now().Add(d)
 	}
 	if m.Until.IsZero() && !m.UntilFinished {
 		return errBadMute
+	}
+	if !m.Until.IsZero() && m.Until.After(s.cfg.Now().Add(MaxMute)) {
+		return errBadMute.with("at most %s ahead; for longer, use a project's .attn.toml (mute = true)", "366 days")
 	}
 	if !m.Until.IsZero() && !m.Until.After(s.cfg.Now()) {
 		return errBadMute.with("until %s is in the past", m.Until.Format(time.RFC3339))

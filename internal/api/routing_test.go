@@ -71,6 +71,7 @@ func TestDeviceKindChoices(t *testing.T) {
 		{"/api/devices/9", `{"kinds":{"blocked":false}}`, 404, 40402},
 		{"/api/devices/1", `{"kinds":{"everything":false}}`, 400, 40007},
 		{"/api/devices/1", `{"kinds":{"blocked":"off"}}`, 400, 40001},
+		{"/api/devices/1", `{"name":"bad\u202ename"}`, 400, 40012},
 	} {
 		if code, out := (call{method: "PATCH", path: tc.path, body: tc.body}).do(s); code != tc.code || errCode(out) != tc.err {
 			t.Errorf("PATCH %s %s: %d %v, want %d %v", tc.path, tc.body, code, out, tc.code, tc.err)
@@ -111,6 +112,8 @@ func TestMutes(t *testing.T) {
 		{`{"pane":"%3"}`, 40006},
 		{`{"pane":"%3","for":"-1h"}`, 40006},
 		{`{"pane":"%3","until":"2020-01-01T00:00:00Z"}`, 40006},
+		{`{"pane":"%3","until":"9999-12-31T23:59:59Z"}`, 40006}, // past what the store can hold, and past a year
+		{`{"pane":"%3","for":"9000h"}`, 40006},
 		{`{"pane":"three","for":"1h"}`, 40005},
 		{`{"pane":"box/%x","for":"1h"}`, 40005},
 	} {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	ucli "github.com/urfave/cli/v3"
 
@@ -37,7 +38,16 @@ func notifyCommand(stdio Stdio) *ucli.Command {
 				}
 				msg = string(b)
 			}
-			msg = strings.TrimSpace(msg)
+			msg = strings.TrimSpace(strings.ToValidUTF8(msg, "\uFFFD"))
+			if len(msg) > maxSend {
+				// The daemon keeps 400 characters; send no more than it can use,
+				// cut on a character boundary.
+				cut := maxSend
+				for cut > 0 && !utf8.RuneStart(msg[cut]) {
+					cut--
+				}
+				msg = msg[:cut]
+			}
 			if msg == "" {
 				return fail(2, "the message is empty: pass MESSAGE or pipe text on standard input")
 			}
@@ -61,6 +71,11 @@ func notifyCommand(stdio Stdio) *ucli.Command {
 		},
 	}
 }
+
+// maxSend bounds the message sent to the daemon, in bytes: well over the
+// 400 characters it keeps, and under its 64 KiB body limit even when every
+// byte needs escaping in JSON.
+const maxSend = 8 << 10
 
 // isTerminal reports whether f is a character device (an interactive
 // terminal), where waiting for standard input would hang.

@@ -153,7 +153,8 @@ func Open(cfg Config, opt Options) (*Channel, error) {
 	}
 	jc, err := google.JWTConfigFromJSON(raw, Scope)
 	if err != nil {
-		return nil, fmt.Errorf("the key %s is not a service account key (download one from Firebase console → Project settings → Service accounts): %w", cfg.Credentials, err)
+		// The parser's error can quote the file's bytes: never pass it on.
+		return nil, fmt.Errorf("the key %s is not a service account key (download one from Firebase console → Project settings → Service accounts)", cfg.Credentials)
 	}
 	if cfg.Project == "" {
 		var f struct {
