@@ -271,6 +271,18 @@ func TestIntegrationStatus(t *testing.T) {
 			t.Errorf("status %+v", st)
 		}
 	})
+	t.Run("claude hooks of the wrong shape", func(t *testing.T) {
+		for settings, says := range map[string]string{
+			`{"hooks":"str"}`:               `"hooks" is a JSON string, not an object`,
+			`{"hooks":{"Stop":"notalist"}}`: "hooks.Stop is a JSON string, not a list",
+		} {
+			home := writeHome(t, ".claude/settings.json", settings, 0o600)
+			st, _ := CheckIntegration(AgentClaude, Env{Home: home})
+			if st.State() != StateUnreadable || !strings.Contains(st.Files[0].Detail, says) || !strings.Contains(st.Needs[0], "Fix (or move away)") {
+				t.Errorf("%s: status %+v: want unreadable, as install refuses it", settings, st)
+			}
+		}
+	})
 	t.Run("gemini flags", func(t *testing.T) {
 		for _, c := range []struct{ settings, need string }{
 			{`{}`, `need "hooksConfig": {"enabled": true}`},
@@ -320,7 +332,7 @@ func TestIntegrationStatus(t *testing.T) {
 func TestOpenCodePlugin(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed: the plugin runs in OpenCode's Bun, node stands in for it")
+		t.Fatal("node is not installed (scripts/test installs it): the plugin runs in OpenCode's Bun, node stands in for it")
 	}
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "attn.mjs")

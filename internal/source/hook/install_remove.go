@@ -173,13 +173,20 @@ func (in *Install) checkJSON(events []string) (state, detail string) {
 		return StateUnreadable, fmt.Sprintf("holds a JSON %s, not an object", kindOf(v))
 	}
 	var have, missing []string
-	hv, _ := root.get("hooks")
-	hooks, _ := hv.(*jobject)
+	hv, present := root.get("hooks")
+	hooks, ok := hv.(*jobject)
+	if present && !ok && hv != nil {
+		// install refuses such a file; status must not send the person there.
+		return StateUnreadable, fmt.Sprintf("its \"hooks\" is a JSON %s, not an object: attn will not edit it until it is fixed", kindOf(hv))
+	}
 	for _, event := range events {
 		var groups *jarray
 		if hooks != nil {
-			gv, _ := hooks.get(event)
-			groups, _ = gv.(*jarray)
+			gv, present := hooks.get(event)
+			groups, ok = gv.(*jarray)
+			if present && !ok && gv != nil {
+				return StateUnreadable, fmt.Sprintf("its hooks.%s is a JSON %s, not a list: attn will not edit it until it is fixed", event, kindOf(gv))
+			}
 		}
 		if groups != nil && hasAttnHook(groups, in.Agent) {
 			have = append(have, event)
