@@ -25,11 +25,18 @@ var servingRE = regexp.MustCompile(`msg="attn serving" listen=(http://\S+)`)
 // socket, with short settle and poll times; extra flags are appended.
 func startDaemon(t *testing.T, stateDir, tmuxSocket string, extra ...string) *daemon {
 	t.Helper()
+	return startDaemonEnv(t, stateDir, tmuxSocket, nil, extra...)
+}
+
+// startDaemonEnv is startDaemon with extra environment (e.g. the hosts'
+// ssh, config and hostname).
+func startDaemonEnv(t *testing.T, stateDir, tmuxSocket string, env []string, extra ...string) *daemon {
+	t.Helper()
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir,
 		"--tmux-socket", tmuxSocket, "--settle", "1s", "--poll", "200ms",
 		"--push-contact", "mailto:e2e@example.org", "--allow-insecure-push-endpoints",
 		"--log-level", "debug"}, extra...)
-	p := start(t, nil, attnBinary(t), args...)
+	p := start(t, env, attnBinary(t), args...)
 	line := p.out.waitCount(t, servingRE, 1, 20*time.Second)
 	tok, err := os.ReadFile(filepath.Join(stateDir, "api-token"))
 	if err != nil {

@@ -16,25 +16,6 @@ import (
 	"github.com/attn-dev/attn/internal/hosts/hoststest"
 )
 
-var servingLine = regexp.MustCompile(`msg="attn serving" listen=(http://\S+)`)
-
-// startDaemonEnv is startDaemon with extra environment (the hosts' ssh,
-// config and hostname).
-func startDaemonEnv(t *testing.T, stateDir, tmuxSocket string, env []string, extra ...string) *daemon {
-	t.Helper()
-	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir,
-		"--tmux-socket", tmuxSocket, "--settle", "1s", "--poll", "200ms",
-		"--push-contact", "mailto:e2e@example.org", "--allow-insecure-push-endpoints",
-		"--log-level", "debug"}, extra...)
-	p := start(t, env, attnBinary(t), args...)
-	line := p.out.waitCount(t, servingLine, 1, 20*time.Second)
-	tok, err := os.ReadFile(filepath.Join(stateDir, "api-token"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &daemon{proc: p, base: servingLine.FindStringSubmatch(line)[1], stateDir: stateDir, token: strings.TrimSpace(string(tok))}
-}
-
 // hostsJSON is `attn hosts --json`.
 func (d *daemon) hostsJSON(t *testing.T, args ...string) hosts.Listing {
 	t.Helper()
